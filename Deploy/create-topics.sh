@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Creates receiptd's topics on a real Kafka cluster with Apache Kafka's own CLI.
+# Usage: Deploy/create-topics.sh <bootstrap> [partitions] [replication-factor]
+# (receiptd workers also create missing topics themselves when topics.create is true.)
+set -euo pipefail
+bootstrap="${1:?usage: create-topics.sh <bootstrap> [partitions] [replication]}"
+partitions="${2:-48}"
+replication="${3:-3}"
+kafka_topics="${KAFKA_TOPICS:-kafka-topics.sh}"
+for topic in receipts.submitted receipts.ingested receipts.verified entitlements.changed \
+             receipts.rejected receipts.outcomes receipts.dead-letter; do
+  "$kafka_topics" --bootstrap-server "$bootstrap" --create --if-not-exists --topic "$topic" \
+    --partitions "$partitions" --replication-factor "$replication" \
+    --config min.insync.replicas=$(( replication > 1 ? 2 : 1 ))
+done
+# Dead letters are kept for a long time so operators can replay them.
+"$kafka_topics" --bootstrap-server "$bootstrap" --alter --topic receipts.dead-letter \
+  --config retention.ms=2592000000 2>/dev/null || true

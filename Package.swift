@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+// receiptd: Apple in-app-purchase receipts -> entitlements, over Kafka.
+// Dependency graph (only wrapper modules import the C targets):
+//   Observability <- Lifecycle <- Pipeline <- Receiptd
+//   CRdKafka <- Kafka <- Pipeline
+//   CCurl + CMicroHTTPD <- HTTP <- AppStore(+COpenSSL) <- Pipeline
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "receiptd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "receiptd", targets: ["Receiptd"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CRdKafka", path: "Sources/CRdKafka", pkgConfig: "rdkafka",
+                       providers: [.apt(["librdkafka-dev"])]),
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
+                       providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"])]),
+
+        .target(name: "Observability", swiftSettings: strict),
+        .target(name: "Lifecycle", dependencies: ["Observability"], swiftSettings: strict),
+        .target(name: "Kafka", dependencies: ["CRdKafka"], swiftSettings: strict),
+        .target(name: "HTTP", dependencies: ["CCurl", "CMicroHTTPD"], swiftSettings: strict),
+        .target(name: "AppStore", dependencies: ["COpenSSL", "HTTP"], swiftSettings: strict),
+        .target(name: "Pipeline",
+                dependencies: ["Observability", "Lifecycle", "Kafka", "AppStore"],
+                swiftSettings: strict),
+        .executableTarget(name: "Receiptd",
+                          dependencies: ["Observability", "Lifecycle", "Kafka", "HTTP", "AppStore", "Pipeline"],
+                          swiftSettings: strict),
+
+        .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
+        .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Observability"]),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
+        .testTarget(name: "AppStoreTests", dependencies: ["AppStore"], resources: [.copy("Resources")]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "AppStore", "Observability"]),
+        .testTarget(name: "ReceiptdTests", dependencies: ["Receiptd"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["Pipeline", "Kafka", "AppStore", "Observability", "Lifecycle"]),
+    ]
+)

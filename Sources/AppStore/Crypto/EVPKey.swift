@@ -1,0 +1,92 @@
+import COpenSSL
+
+/// Owner of one OpenSSL `EVP_PKEY` (an EC P-256 public or private key).
+///
+/// - Important: OpenSSL 3 keys are safe to share between threads for sign/verify as long as each
+///   operation uses its own `EVP_PKEY_CTX`, which is what every method here does.
+final class EVPKey: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    /// Takes ownership of an `EVP_PKEY*` (one reference).
+    init(owning pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        EVP_PKEY_free(pointer)
+    }
+
+    /// The public key of a certificate (a new reference).
+    static func publicKey(of certificate: X509Certificate) -> EVPKey? {
+        certificate.withUnsafeX509Pointer { x509 in
+            X509_get_pubkey(x509).map { EVPKey(owning: $0) }
+        }
+    }
+
+    /// Generates a fresh key on a named curve (`P-256`, `P-384`).
+    /// - Throws: ``OpenSSLError`` when generation fails.
+    static func generateEC(curve: String = "P-256") throws -> EVPKey {
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { throw OpenSSLError("EVP_PKEY_CTX_new_from_name") }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard EVP_PKEY_keygen_init(context) == 1 else { throw OpenSSLError("EVP_PKEY_keygen_init") }
+        guard EVP_PKEY_CTX_set_group_name(context, curve) == 1 else { throw OpenSSLError("EVP_PKEY_CTX_set_group_name") }
+        var key: OpaquePointer?
+        guard EVP_PKEY_generate(context, &key) == 1, let key else { throw OpenSSLError("EVP_PKEY_generate") }
+        return EVPKey(owning: key)
+    }
+
+    /// Whether this is an EC key on P-256 (`prime256v1`).
+    var isP256: Bool {
+        guard EVP_PKEY_is_a(pointer, "EC") == 1 else { return false }
+        var name = [CChar](repeating: 0, count: 64)
+        var length = 0
+        guard EVP_PKEY_get_group_name(pointer, &name, name.count, &length) == 1 else { return false }
+        let group = String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return group == "prime256v1" || group == "P-256"
+    }
+
+    /// Verifies a DER `ECDSA-Sig-Value` over a precomputed digest.
+    /// - Returns: `true` only when OpenSSL reports a valid signature.
+    func verify(derSignature: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer) -> Bool {
+        guard let context = EVP_PKEY_CTX_new(pointer, nil) else {
+            ERR_clear_error()
+            return false
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard EVP_PKEY_verify_init(context) == 1 else {
+            ERR_clear_error()
+            return false
+        }
+        let result = EVP_PKEY_verify(
+            context,
+            derSignature.baseAddress?.assumingMemoryBound(to: UInt8.self), derSignature.count,
+            digest.baseAddress?.assumingMemoryBound(to: UInt8.self), digest.count)
+        if result != 1 { ERR_clear_error() }
+        return result == 1
+    }
+
+    /// Verifies a JOSE ES256 signature (64 bytes `r‖s`) over a precomputed SHA-256 digest.
+    /// - Returns: `false` for a wrong length or an invalid signature.
+    func verify(rawES256Signature raw: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer) -> Bool {
+        guard raw.count == ES256.rawSignatureCount else { return false }
+        return withUnsafeTemporaryAllocation(byteCount: ES256.maxDERCount, alignment: 1) { der in
+            let count = ES256.derFromRaw(raw, into: der)
+            return verify(derSignature: UnsafeRawBufferPointer(rebasing: der[0..<count]), digest: digest)
+        }
+    }
+
+    /// Signs a precomputed digest, returning a DER `ECDSA-Sig-Value`.
+    /// - Throws: ``OpenSSLError`` when signing fails.
+    func sign(digest: UnsafeRawBufferPointer) throws -> [UInt8] {
+        guard let context = EVP_PKEY_CTX_new(pointer, nil) else { throw OpenSSLError("EVP_PKEY_CTX_new") }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard EVP_PKEY_sign_init(context) == 1 else { throw OpenSSLError("EVP_PKEY_sign_init") }
+        let input = digest.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        var length = 0
+        guard EVP_PKEY_sign(context, nil, &length, input, digest.count) == 1 else { throw OpenSSLError("EVP_PKEY_sign") }
+        var signature = [UInt8](repeating: 0, count: length)
+        guard EVP_PKEY_sign(context, &signature, &length, input, digest.count) == 1 else { throw OpenSSLError("EVP_PKEY_sign") }
+        signature.removeLast(signature.count - length)
+        return signature
+    }
+}

@@ -1,0 +1,288 @@
+/// A strict, bounded RFC 8259 JSON parser over bytes.
+///
+/// Differences from Foundation's `JSONDecoder`, all deliberate:
+/// - duplicate member names are rejected (`duplicate-json-member`), after unescaping;
+/// - nesting of objects and arrays is bounded (`json-too-deep`);
+/// - the input must be exactly one value with optional surrounding whitespace (space, tab, CR, LF):
+///   no BOM, no trailing data, no comments, no trailing commas, no `NaN`/`Infinity`;
+/// - strings must be valid UTF-8 without raw control characters; `\u` escapes must not form lone surrogates;
+/// - numbers follow the RFC grammar exactly (no leading zeros, `+`, or bare `.`); integers are exact `Int64`.
+struct JSONParser {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private let maxDepth: Int
+    private var index = 0
+
+    private init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
+
+    /// Parses one JSON document.
+    /// - Parameters:
+    ///   - bytes: UTF-8 JSON text.
+    ///   - maxDepth: The deepest allowed container nesting (a top-level object is depth 1).
+    /// - Returns: The value.
+    /// - Throws: ``VerificationError`` with `invalid-json`, `duplicate-json-member` or `json-too-deep`.
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) throws(VerificationError) -> JSONValue {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        parser.skipWhitespace()
+        let value = try parser.parseValue(depth: 0)
+        parser.skipWhitespace()
+        guard parser.index == bytes.count else { throw parser.failure("trailing data after the JSON value") }
+        return value
+    }
+
+    /// Parses a JSON document from an array.
+    static func parse(_ bytes: [UInt8], maxDepth: Int) throws(VerificationError) -> JSONValue {
+        let result: Result<JSONValue, VerificationError> = bytes.withUnsafeBufferPointer { buffer in
+            do throws(VerificationError) { return .success(try parse(buffer, maxDepth: maxDepth)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    private func failure(_ detail: String) -> VerificationError {
+        VerificationError(.invalidJSON, "\(detail) at byte \(index)")
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func parseValue(depth: Int) throws(VerificationError) -> JSONValue {
+        guard index < bytes.count else { throw failure("unexpected end of input") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"):
+            guard depth < maxDepth else { throw VerificationError(.jsonTooDeep, "nesting deeper than \(maxDepth)") }
+            return .object(try parseObject(depth: depth + 1))
+        case UInt8(ascii: "["):
+            guard depth < maxDepth else { throw VerificationError(.jsonTooDeep, "nesting deeper than \(maxDepth)") }
+            return .array(try parseArray(depth: depth + 1))
+        case UInt8(ascii: "\""):
+            return .string(try parseString())
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return try parseNumber()
+        default:
+            throw failure("unexpected character")
+        }
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(VerificationError) {
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count - index >= count else { throw failure("invalid literal") }
+        let base = literal.utf8Start
+        for offset in 0..<count where bytes[index + offset] != base[offset] {
+            throw failure("invalid literal")
+        }
+        index += count
+    }
+
+    private mutating func parseObject(depth: Int) throws(VerificationError) -> JSONObject {
+        index += 1  // {
+        var members: [String: JSONValue] = Dictionary(minimumCapacity: depth == 1 ? 32 : 4)
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return JSONObject(members: members)
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a member name") }
+            let name = try parseString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':'") }
+            index += 1
+            skipWhitespace()
+            let value = try parseValue(depth: depth)
+            if members.updateValue(value, forKey: name) != nil {
+                throw VerificationError(.duplicateJSONMember, "member \"\(name.prefix(64))\" appears more than once")
+            }
+            skipWhitespace()
+            guard index < bytes.count else { throw failure("unterminated object") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            guard bytes[index] == UInt8(ascii: "}") else { throw failure("expected ',' or '}'") }
+            index += 1
+            return JSONObject(members: members)
+        }
+    }
+
+    private mutating func parseArray(depth: Int) throws(VerificationError) -> [JSONValue] {
+        index += 1  // [
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return elements
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue(depth: depth))
+            skipWhitespace()
+            guard index < bytes.count else { throw failure("unterminated array") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            guard bytes[index] == UInt8(ascii: "]") else { throw failure("expected ',' or ']'") }
+            index += 1
+            return elements
+        }
+    }
+
+    private mutating func parseString() throws(VerificationError) -> String {
+        index += 1  // opening quote
+        let start = index
+        var asciiOnly = true
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                index += 1
+                if asciiOnly { return String(decoding: slice, as: UTF8.self) }
+                guard let string = String(validating: slice, as: UTF8.self) else { throw failure("invalid UTF-8 in string") }
+                return string
+            }
+            if byte == UInt8(ascii: "\\") { return try parseEscapedString(from: start) }
+            if byte < 0x20 { throw failure("unescaped control character in string") }
+            if byte >= 0x80 { asciiOnly = false }
+            index += 1
+        }
+        throw failure("unterminated string")
+    }
+
+    /// Slow path for strings containing escapes: unescape into a buffer, then validate UTF-8.
+    private mutating func parseEscapedString(from start: Int) throws(VerificationError) -> String {
+        var buffer = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                guard let string = String(validating: buffer, as: UTF8.self) else { throw failure("invalid UTF-8 in string") }
+                return string
+            }
+            if byte < 0x20 { throw failure("unescaped control character in string") }
+            guard byte == UInt8(ascii: "\\") else {
+                buffer.append(byte)
+                index += 1
+                continue
+            }
+            guard index + 1 < bytes.count else { throw failure("unterminated escape") }
+            let escape = bytes[index + 1]
+            index += 2
+            switch escape {
+            case UInt8(ascii: "\""): buffer.append(0x22)
+            case UInt8(ascii: "\\"): buffer.append(0x5C)
+            case UInt8(ascii: "/"): buffer.append(0x2F)
+            case UInt8(ascii: "b"): buffer.append(0x08)
+            case UInt8(ascii: "f"): buffer.append(0x0C)
+            case UInt8(ascii: "n"): buffer.append(0x0A)
+            case UInt8(ascii: "r"): buffer.append(0x0D)
+            case UInt8(ascii: "t"): buffer.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = UInt32(try parseHex4())
+                if (0xD800...0xDBFF).contains(scalar) {
+                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                        throw failure("lone high surrogate escape")
+                    }
+                    index += 2
+                    let low = UInt32(try parseHex4())
+                    guard (0xDC00...0xDFFF).contains(low) else { throw failure("invalid surrogate pair escape") }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                } else if (0xDC00...0xDFFF).contains(scalar) {
+                    throw failure("lone low surrogate escape")
+                }
+                guard let unicode = Unicode.Scalar(scalar) else { throw failure("invalid escape") }
+                buffer.append(contentsOf: UTF8.encode(unicode)!)
+            default:
+                throw failure("invalid escape")
+            }
+        }
+        throw failure("unterminated string")
+    }
+
+    private mutating func parseHex4() throws(VerificationError) -> UInt16 {
+        guard bytes.count - index >= 4 else { throw failure("truncated \\u escape") }
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw failure("invalid \\u escape")
+            }
+            value = value << 4 | UInt16(digit)
+            index += 1
+        }
+        return value
+    }
+
+    private mutating func parseNumber() throws(VerificationError) -> JSONValue {
+        let start = index
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw failure("invalid number") }
+        // Integer part: magnitude accumulated as UInt64 to catch overflow.
+        var magnitude: UInt64 = 0
+        var overflow = false
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count, isDigit(bytes[index]) { throw failure("leading zero in number") }
+        } else {
+            while index < bytes.count, isDigit(bytes[index]) {
+                let (m1, o1) = magnitude.multipliedReportingOverflow(by: 10)
+                let (m2, o2) = m1.addingReportingOverflow(UInt64(bytes[index] - UInt8(ascii: "0")))
+                magnitude = m2
+                overflow = overflow || o1 || o2
+                index += 1
+            }
+        }
+        var isInteger = true
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw failure("invalid fraction") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw failure("invalid exponent") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if isInteger && !overflow {
+            if negative {
+                if magnitude <= UInt64(Int64.max) { return .integer(-Int64(magnitude)) }
+                if magnitude == UInt64(Int64.max) + 1 { return .integer(Int64.min) }
+            } else if magnitude <= UInt64(Int64.max) {
+                return .integer(Int64(magnitude))
+            }
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        guard let double = Double(text), double.isFinite else { throw failure("number out of range") }
+        return .number(double)
+    }
+
+    @inline(__always)
+    private func isDigit(_ byte: UInt8) -> Bool {
+        byte &- UInt8(ascii: "0") < 10
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// Verifies and decodes StoreKit 2 signed data (compact JWS, ES256, `x5c` chain) fully offline.
+///
+/// Mirrors Apple's `SignedDataVerifier` on OpenSSL 3, with stricter parsing:
+/// 1. Compact JWS syntax, canonical base64url, size limits.
+/// 2. Header: `alg` exactly `ES256`, no `jwk`/`jku`/`x5u`/`crit`/`b64`/`zip`/`enc`, `x5c` with
+///    exactly three certificates.
+/// 3. Chain: `x5c[2]` byte-identical to a configured trust anchor, signatures and CA constraints
+///    verified by OpenSSL, Apple's intermediate (`…6.2.1`) and leaf (`…6.11.1`) OIDs present.
+///    Steps 2–3 depend only on the header bytes and are cached (see ``SignedDataVerifierConfiguration/Limits``).
+/// 4. ES256 signature (`r‖s`, 64 bytes) with the leaf key.
+/// 5. Strict JSON payload (duplicate members, depth), dates as integer milliseconds.
+/// 6. Chain validity at the payload's `signedDate` (at the injected clock's time when absent).
+/// 7. Claims: bundle id, then environment (and `appAppleId` where Apple checks it).
+///
+/// - Important: `Sendable` and thread-safe; call it from any number of threads or tasks. Every
+///   call is synchronous and CPU-bound: one ECDSA P-256 verification plus about 10–15 µs of
+///   parsing once the chain is cached (about 0.1 ms); from async code consider a dedicated
+///   executor for large batches.
+public struct SignedDataVerifier: Sendable {
+    /// The validated configuration.
+    public let configuration: SignedDataVerifierConfiguration
+    let core: JWSVerifier
+
+    /// Creates a verifier.
+    /// - Parameters:
+    ///   - configuration: Trust anchors, claims policy and limits.
+    ///   - clock: The current time, used only for payloads without `signedDate`. Inject a fixed
+    ///     clock in tests.
+    /// - Throws: ``AppStoreConfigurationError`` when the configuration is invalid.
+    public init(configuration: SignedDataVerifierConfiguration, clock: @escaping @Sendable () -> Date = Date.init) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        self.core = JWSVerifier(configuration: configuration, clock: clock)
+    }
+
+    /// Verifies a signed transaction and decodes it.
+    ///
+    /// Claims: `bundleId` must be configured (exact), then `environment` must be accepted.
+    /// `appAppleId` is not checked for transactions (Apple's rule).
+    /// - Parameter signedTransaction: A JWS such as `signedTransactionInfo`.
+    /// - Returns: The decoded transaction, or why it was rejected.
+    public func verifyAndDecodeTransaction(_ signedTransaction: String) -> VerificationResult<JWSTransactionDecodedPayload> {
+        let dateRange = core.dateRange
+        return decode(signedTransaction) { json throws(VerificationError) in
+            let transaction = try JWSTransactionDecodedPayload(json: json, dateRange: dateRange)
+            try checkBundleId(transaction.bundleId)
+            try checkEnvironment(transaction.rawEnvironment)
+            return transaction
+        }
+    }
+
+    /// Verifies signed renewal info and decodes it.
+    ///
+    /// Claims: `environment` only (renewal infos carry no bundle id; Apple's rule).
+    /// - Parameter signedRenewalInfo: A JWS such as `signedRenewalInfo`.
+    /// - Returns: The decoded renewal info, or why it was rejected.
+    public func verifyAndDecodeRenewalInfo(_ signedRenewalInfo: String) -> VerificationResult<JWSRenewalInfoDecodedPayload> {
+        let dateRange = core.dateRange
+        return decode(signedRenewalInfo) { json throws(VerificationError) in
+            let renewalInfo = try JWSRenewalInfoDecodedPayload(json: json, dateRange: dateRange)
+            try checkEnvironment(renewalInfo.rawEnvironment)
+            return renewalInfo
+        }
+    }
+
+    /// Runs the shared JWS verification, then a payload-specific decoder.
+    func decode<T: Sendable>(_ jws: String, dateMembers: [String] = ["signedDate"],
+                             _ build: (JSONObject) throws(VerificationError) -> T) -> VerificationResult<T> {
+        switch core.verify(jws, dateMembers: dateMembers) {
+        case .failure(let error):
+            return .invalid(error)
+        case .success(let verified):
+            do throws(VerificationError) {
+                return .valid(try build(verified.payload))
+            } catch {
+                return .invalid(error)
+            }
+        }
+    }
+
+    /// `bundle-id-mismatch` unless the bundle id is configured (or none is configured).
+    func checkBundleId(_ bundleId: String?) throws(VerificationError) {
+        guard !configuration.bundleIds.isEmpty else { return }
+        guard let bundleId, configuration.bundleIds.contains(bundleId) else {
+            throw VerificationError(.bundleIdMismatch, "bundleId is not one of the configured bundle ids")
+        }
+    }
+
+    /// `environment-mismatch` unless the policy or an allowed test environment accepts it.
+    func checkEnvironment(_ rawEnvironment: String?) throws(VerificationError) {
+        guard let rawEnvironment, configuration.accepts(environment: rawEnvironment) else {
+            throw VerificationError(.environmentMismatch,
+                                    "environment is not accepted by policy \(configuration.environment.rawValue)")
+        }
+    }
+
+    /// `app-apple-id-mismatch` for a Production payload whose `appAppleId` differs from the
+    /// configured one (Apple's rule for notifications and app transactions; skipped when none is
+    /// configured or the environment is not Production).
+    func checkAppAppleId(_ appAppleId: Int64?, rawEnvironment: String?) throws(VerificationError) {
+        guard let expected = configuration.appAppleId, rawEnvironment == AppStoreEnvironment.production.rawValue else { return }
+        guard appAppleId == expected else {
+            throw VerificationError(.appAppleIdMismatch, "appAppleId does not match the configured app")
+        }
+    }
+
+    /// Cache statistics: chains built from scratch, cached verified chains, cached rejected headers.
+    @_spi(Testing) public var cacheStatistics: (builds: Int, verified: Int, rejected: Int) {
+        let counts = core.cache.counts
+        return (core.chainBuilds, counts.verified, counts.rejected)
+    }
+}

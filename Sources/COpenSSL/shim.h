@@ -1,0 +1,42 @@
+#ifndef COPENSSL_SHIM_H
+#define COPENSSL_SHIM_H
+
+// OpenSSL 3.0 headers used by the AppStore module. Only the `static inline` wrappers below are
+// ours: each exists because Swift cannot import the underlying C construct (macro or variadic).
+
+#include <openssl/asn1.h>
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/crypto.h>
+#include <openssl/ec.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/objects.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+#include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
+
+// OPENSSL_free is a function-like macro (adds file/line to CRYPTO_free).
+static inline void COpenSSL_OPENSSL_free(void *ptr) { OPENSSL_free(ptr); }
+
+// sk_X509_new_null is a type-safe stack macro.
+static inline STACK_OF(X509) *COpenSSL_sk_X509_new_null(void) { return sk_X509_new_null(); }
+
+// sk_X509_push is a type-safe stack macro.
+static inline int COpenSSL_sk_X509_push(STACK_OF(X509) *stack, X509 *cert) { return sk_X509_push(stack, cert); }
+
+// sk_X509_free is a type-safe stack macro (frees the stack, not the certificates).
+static inline void COpenSSL_sk_X509_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
+
+// sk_X509_num is a type-safe stack macro.
+static inline int COpenSSL_sk_X509_num(const STACK_OF(X509) *stack) { return sk_X509_num(stack); }
+
+// sk_X509_value is a type-safe stack macro.
+static inline X509 *COpenSSL_sk_X509_value(const STACK_OF(X509) *stack, int index) { return sk_X509_value(stack, index); }
+
+// BIO_get_mem_data is a function-like macro over BIO_ctrl.
+static inline long COpenSSL_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
+
+#endif

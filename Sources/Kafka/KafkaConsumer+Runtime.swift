@@ -1,0 +1,117 @@
+import Dispatch
+import Synchronization
+
+extension KafkaConsumer {
+    /// The consumer's shared insides: the locked state machine, the event stream and the
+    /// revoke hook. It exists before the librdkafka handle (whose callbacks capture it) and
+    /// does not own the handle, so there is no reference cycle.
+    final class Runtime: Sendable {
+        let state: Mutex<StateMachine>
+        let events: AsyncStream<KafkaConsumerEvent>
+        private let eventSink: AsyncStream<KafkaConsumerEvent>.Continuation
+        private let onPartitionsRevoked: (@Sendable ([KafkaTopicPartition]) -> Void)?
+        private let revokeDrainTimeout: Duration?
+        let commitsOffsets: Bool
+
+        init(configuration: KafkaConsumerConfiguration) {
+            state = Mutex(StateMachine(maxBuffered: configuration.maxBufferedMessages))
+            (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
+            onPartitionsRevoked = configuration.onPartitionsRevoked
+            revokeDrainTimeout = configuration.revokeDrainTimeout
+            commitsOffsets = configuration.isGroupMember
+        }
+
+        func emit(_ event: KafkaConsumerEvent) {
+            eventSink.yield(event)
+        }
+
+        // MARK: Callbacks (poll thread)
+
+        var rebalanceHandlers: RDKafkaRebalanceHandlers {
+            RDKafkaRebalanceHandlers(
+                assigned: { [self] partitions in
+                    state.withLock { $0.didAssign(partitions) }
+                    if !partitions.isEmpty { emit(.partitionsAssigned(partitions)) }
+                },
+                revoking: { [self] partitions in
+                    state.withLock { $0.willRevoke(partitions) }
+                    guard !partitions.isEmpty else { return }
+                    onPartitionsRevoked?(partitions)
+                    if let revokeDrainTimeout { _ = waitForStoredOffsets(of: partitions, timeout: revokeDrainTimeout) }
+                },
+                revoked: { [self] partitions in
+                    let signals = state.withLock { $0.didRevoke(partitions) }
+                    for signal in signals { signal.signal() }
+                    if !partitions.isEmpty { emit(.partitionsRevoked(partitions)) }
+                },
+                error: { [self] error in emit(.error(error)) }
+            )
+        }
+
+        /// Blocks until every message handed out for `partitions` has its offset stored, or `timeout`.
+        func waitForStoredOffsets(of partitions: [KafkaTopicPartition], timeout: Duration) -> Bool {
+            let signal = DispatchSemaphore(value: 0)
+            guard let id = state.withLock({ $0.addDrainWaiter(partitions, signal: signal) }) else { return true }
+            let deadline = DispatchTime.now() + .milliseconds(Int(timeout.kafkaMilliseconds))
+            if signal.wait(timeout: deadline) == .success { return true }
+            return state.withLock { state in
+                state.removeDrainWaiter(id)
+                return state.isSettled(partitions)
+            }
+        }
+
+        func clientError(_ error: KafkaError) {
+            if error.isFatal {
+                state.withLock { $0.recordFatal(error) }.run(wakingWith: {})
+            }
+            emit(.error(error))
+        }
+
+        // MARK: Poll loop
+
+        /// The body of the consumer's poll thread: poll, buffer, reconcile pauses, repeat;
+        /// then the close sequence. It never waits for the application, so the group's
+        /// `max.poll.interval.ms` cannot expire while the application is slow.
+        func runPollLoop(client: RDKafkaConsumerClient) {
+            while state.withLock({ $0.lifecycle == .running }) {
+                applyPauses(client: client)
+                let polled = client.poll(timeoutMilliseconds: 100, maxMessages: 512)
+                if polled.isEmpty { continue }
+                var messages: [KafkaConsumerMessage] = []
+                messages.reserveCapacity(polled.count)
+                for result in polled {
+                    switch result {
+                    case .message(let message): messages.append(message)
+                    case .error(let error): clientError(error)
+                    }
+                }
+                if !messages.isEmpty {
+                    state.withLock { $0.messagesPolled(messages) }.run(wakingWith: {})
+                }
+            }
+            close(client: client)
+        }
+
+        private func applyPauses(client: RDKafkaConsumerClient) {
+            let (pause, resume) = state.withLock { $0.reconcilePauses() }
+            do {
+                if !pause.isEmpty { try client.pause(pause) }
+                if !resume.isEmpty { try client.resume(resume) }
+            } catch let error as KafkaError {
+                emit(.error(error))
+            } catch {}
+        }
+
+        /// Commit what was stored, leave the group (the final revoke runs the hook and commits
+        /// again), then end both streams.
+        private func close(client: RDKafkaConsumerClient) {
+            if commitsOffsets {
+                do { try client.commitStoredOffsets() } catch let error as KafkaError { emit(.error(error)) } catch {}
+            }
+            if let error = client.close() { emit(.error(error)) }
+            let waiters = state.withLock { $0.closed() }
+            eventSink.finish()
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import CRdKafka
+
+/// The Swift steps of a group rebalance, called in order from librdkafka's rebalance
+/// callback on the consumer's poll thread.
+///
+/// On assignment: `assign` (eager or incremental), then ``assigned``.
+/// On revocation: ``revoking`` (the consumer drops buffered messages of those partitions and
+/// runs the application's revoke hook), then a synchronous commit of stored offsets (unless
+/// the assignment was lost), then `unassign`, then ``revoked``.
+struct RDKafkaRebalanceHandlers: Sendable {
+    /// The partitions were added to the assignment.
+    var assigned: @Sendable ([KafkaTopicPartition]) -> Void
+    /// The partitions are about to be revoked; their offsets have not been committed yet.
+    var revoking: @Sendable ([KafkaTopicPartition]) -> Void
+    /// The partitions left the assignment.
+    var revoked: @Sendable ([KafkaTopicPartition]) -> Void
+    /// A step of the rebalance failed.
+    var error: @Sendable (KafkaError) -> Void
+}
+
+/// librdkafka's `rebalance_cb`. A free function capturing nothing: the handlers come through
+/// the configuration opaque (see ``RDKafkaCallbackContext``).
+func rdKafkaRebalanceCallback(
+    _ rk: OpaquePointer?,
+    _ reason: rd_kafka_resp_err_t,
+    _ partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?,
+    _ opaque: UnsafeMutableRawPointer?
+) {
+    guard let rk, let partitions, let handlers = RDKafkaCallbackContext.from(opaque)?.rebalance else { return }
+    let topicPartitions = partitions.topicPartitions
+    let isCooperative = rd_kafka_rebalance_protocol(rk).map { String(cString: $0) } == "COOPERATIVE"
+
+    switch reason {
+    case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
+        if isCooperative {
+            if let error = rd_kafka_incremental_assign(rk, partitions) {
+                handlers.error(KafkaError(consuming: error, context: "incremental assign"))
+            }
+        } else {
+            let result = rd_kafka_assign(rk, partitions)
+            if result != RD_KAFKA_RESP_ERR_NO_ERROR { handlers.error(KafkaError(result, context: "assign")) }
+        }
+        handlers.assigned(topicPartitions)
+
+    case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
+        handlers.revoking(topicPartitions)
+        if rd_kafka_assignment_lost(rk) == 0 {
+            // Synchronous: the next owner must see these offsets when it starts.
+            let result = rd_kafka_commit(rk, nil, 0)
+            if result != RD_KAFKA_RESP_ERR_NO_ERROR && result != RD_KAFKA_RESP_ERR__NO_OFFSET {
+                handlers.error(KafkaError(result, context: "commit on revoke"))
+            }
+        }
+        if isCooperative {
+            if let error = rd_kafka_incremental_unassign(rk, partitions) {
+                handlers.error(KafkaError(consuming: error, context: "incremental unassign"))
+            }
+        } else {
+            rd_kafka_assign(rk, nil)
+        }
+        handlers.revoked(topicPartitions)
+
+    default:
+        handlers.error(KafkaError(reason, context: "rebalance"))
+        rd_kafka_assign(rk, nil)
+        handlers.revoked(topicPartitions)
+    }
+}

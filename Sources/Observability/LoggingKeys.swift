@@ -1,0 +1,17 @@
+/// The metadata keys used across receiptd, defined once so dashboards and queries can rely on them.
+/// Dotted lower-case names, following swift-log's structured-logging guidance.
+public enum LoggingKeys {
+    public static let kafkaTopic = "kafka.topic"
+    public static let kafkaPartition = "kafka.partition"
+    public static let kafkaOffset = "kafka.offset"
+    public static let kafkaKey = "kafka.key"
+    public static let stageName = "stage.name"
+    public static let stageAttempt = "stage.attempt"
+    public static let stageOutcome = "stage.outcome"
+    public static let submissionId = "receipt.submission_id"
+    public static let payloadSHA256 = "receipt.payload_sha256"
+    public static let transactionId = "receipt.transaction_id"
+    public static let originalTransactionId = "receipt.original_transaction_id"
+    public static let reason = "error.reason"
+    public static let errorMessage = "error.message"
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Observability
+
+/// The one JSON dialect every receiptd contract uses, defined once so producers and consumers agree.
+///
+/// - Keys are sorted and slashes are not escaped, so equal messages encode to equal bytes
+///   (useful for tests and for de-duplicating by content).
+/// - Timestamps are RFC 3339 UTC strings (`2026-11-30T06:00:00Z`), with exactly three fractional
+///   digits when the instant is not a whole second (Apple's dates carry milliseconds). Every
+///   contract type encodes its dates itself through this helper, so the result does not depend
+///   on an encoder's date strategy.
+/// - Optional fields are written as explicit `null` rather than omitted, so consumers in other
+///   languages see every documented field.
+public enum ContractCoding {
+    /// Encodes `value` as compact JSON bytes with sorted keys.
+    /// - Throws: `EncodingError` when the value cannot be represented (e.g. a non-finite double).
+    public static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(value))
+    }
+
+    /// Decodes a contract from JSON bytes.
+    /// - Throws: `DecodingError` when the bytes are not JSON or do not match the contract.
+    public static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        try JSONDecoder().decode(type, from: Data(bytes))
+    }
+
+    /// Formats an instant as a contract timestamp: RFC 3339 UTC, milliseconds only when non-zero.
+    ///
+    /// The instant is rounded to the nearest millisecond first, so a value parsed from
+    /// `…:00.123Z` prints back as `…:00.123Z` despite binary floating point.
+    public static func timestamp(_ date: Date) -> String {
+        timestamp(date, alwaysMilliseconds: false)
+    }
+
+    /// As ``timestamp(_:)``, optionally always printing the three fractional digits.
+    static func timestamp(_ date: Date, alwaysMilliseconds: Bool) -> String {
+        let totalMillis = (date.timeIntervalSince1970 * 1000).rounded()
+        let wholeSeconds = (totalMillis / 1000).rounded(.down)
+        let millis = Int(totalMillis - wholeSeconds * 1000)
+        let base = RFC3339.string(from: Date(timeIntervalSince1970: wholeSeconds))
+        guard millis != 0 || alwaysMilliseconds else { return base }
+        let fraction = String(millis)
+        return String(base.dropLast()) + "." + String(repeating: "0", count: 3 - fraction.count) + fraction + "Z"
+    }
+
+    /// Parses a contract timestamp (any RFC 3339 form, converted to an instant).
+    public static func date(from string: String) -> Date? {
+        RFC3339.date(from: string)
+    }
+}
+
+extension KeyedEncodingContainer {
+    /// Writes a date as a contract timestamp string.
+    mutating func encodeTimestamp(_ date: Date, forKey key: Key) throws {
+        try encode(ContractCoding.timestamp(date), forKey: key)
+    }
+
+    /// Writes a date as a contract timestamp string, or `null`.
+    mutating func encodeTimestamp(_ date: Date?, forKey key: Key) throws {
+        try encode(date.map(ContractCoding.timestamp), forKey: key)
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// Reads a required contract timestamp.
+    func decodeTimestamp(forKey key: Key) throws -> Date {
+        let text = try decode(String.self, forKey: key)
+        guard let date = ContractCoding.date(from: text) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self,
+                                                   debugDescription: "not an RFC 3339 timestamp")
+        }
+        return date
+    }
+
+    /// Reads an optional contract timestamp (absent or `null` gives nil).
+    func decodeTimestampIfPresent(forKey key: Key) throws -> Date? {
+        guard let text = try decodeIfPresent(String.self, forKey: key) else { return nil }
+        guard let date = ContractCoding.date(from: text) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self,
+                                                   debugDescription: "not an RFC 3339 timestamp")
+        }
+        return date
+    }
+}

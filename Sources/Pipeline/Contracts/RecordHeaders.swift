@@ -1,0 +1,60 @@
+import Foundation
+
+/// Names of the Kafka headers receiptd writes on dead-lettered and retried records, defined once.
+///
+/// The convention follows Karafka's DLQ (`original_topic`, `original_partition`, …) with a
+/// `receiptd-` prefix. The record key and value are kept byte for byte; these headers say where
+/// the record came from and why it left. All values are UTF-8 text: numbers in decimal, instants
+/// as RFC 3339 UTC with milliseconds.
+///
+/// When a record that already carries `receiptd-original-*` headers fails again (e.g. it was
+/// consumed from a retry tier), those headers are kept: they always describe the first topic the
+/// record was consumed from, which is where a replay puts it back.
+public enum RecordHeaders {
+    /// Topic the record was first consumed from.
+    public static let originalTopic = "receiptd-original-topic"
+    /// Its partition (decimal).
+    public static let originalPartition = "receiptd-original-partition"
+    /// Its offset (decimal).
+    public static let originalOffset = "receiptd-original-offset"
+    /// Its Kafka timestamp (RFC 3339).
+    public static let originalTimestamp = "receiptd-original-timestamp"
+    /// The stage that gave up (`ingest`, `verify`, `fulfil`).
+    public static let stage = "receiptd-stage"
+    /// On a dead letter: the attempt that failed (1 = first try). On a retry record: the attempt
+    /// the retry will be (so a tier consumer passes it straight to ``StageContext/attempt``).
+    public static let attempt = "receiptd-attempt"
+    /// When the first attempt failed (RFC 3339); kept across retries.
+    public static let firstFailedAt = "receiptd-first-failed-at"
+    /// When the latest attempt failed (RFC 3339).
+    public static let lastFailedAt = "receiptd-last-failed-at"
+    /// The ``ReasonCode`` of the latest failure.
+    public static let reason = "receiptd-reason"
+    /// A bounded, human-readable description of the latest error (never the payload).
+    public static let error = "receiptd-error"
+    /// On a retry record: the earliest instant the tier consumer should process it (RFC 3339).
+    public static let notBefore = "receiptd-not-before"
+
+    /// All provenance header names (the ones the runner rewrites).
+    public static let all: [String] = [
+        originalTopic, originalPartition, originalOffset, originalTimestamp, stage, attempt,
+        firstFailedAt, lastFailedAt, reason, error, notBefore,
+    ]
+
+    /// The attempt number carried by `headers` (1 when absent or malformed).
+    public static func attempt(in headers: [RecordHeader]) -> Int {
+        guard let text = value(of: attempt, in: headers), let n = Int(text), n >= 1 else { return 1 }
+        return n
+    }
+
+    /// The last value of header `name` as UTF-8 text, if present and valid UTF-8.
+    public static func value(of name: String, in headers: [RecordHeader]) -> String? {
+        guard let header = headers.last(where: { $0.key == name }), let bytes = header.value else { return nil }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// Formats an instant for a header value (RFC 3339 UTC with milliseconds).
+    public static func timestamp(_ date: Date) -> String {
+        ContractCoding.timestamp(date, alwaysMilliseconds: true)
+    }
+}

@@ -1,0 +1,112 @@
+/// Every topic name receiptd uses, defined once, with defaults and validation.
+///
+/// Flow: `submitted` → ingest → `ingested` → verify → `verified` → fulfil → `entitlementsChanged`;
+/// any stage may write `rejected`, `outcomes`, `deadLetter`, or a retry tier of its own input
+/// (`<input>.retry.<n>`, e.g. `receipts.ingested.retry.1`). Decodes from JSON with every key
+/// optional, so a config file names only what it changes.
+public struct Topics: Sendable, Codable, Equatable {
+    /// Input of ingest (`receipt-submitted/v1`).
+    public var submitted: String
+    /// Ingest → verify (`receipt-ingested/v1`, keyed by owner).
+    public var ingested: String
+    /// Verify → fulfil (`receipt-verified/v1`, keyed by `originalTransactionId`).
+    public var verified: String
+    /// Fulfil's output (`entitlement-changed/v1`, keyed by owner).
+    public var entitlementsChanged: String
+    /// Permanent refusals of any stage (`receipt-rejected/v1`).
+    public var rejected: String
+    /// Deliberate ends without output (`receipt-outcome/v1`).
+    public var outcomes: String
+    /// Records a stage gave up on, byte for byte, with provenance headers (``RecordHeaders``).
+    public var deadLetter: String
+    /// Inserted between an input topic and the tier number to name a retry tier.
+    public var retryInfix: String
+
+    /// Creates the topic set; every parameter defaults to the documented name.
+    public init(submitted: String = "receipts.submitted", ingested: String = "receipts.ingested",
+                verified: String = "receipts.verified", entitlementsChanged: String = "entitlements.changed",
+                rejected: String = "receipts.rejected", outcomes: String = "receipts.outcomes",
+                deadLetter: String = "receipts.dead-letter", retryInfix: String = ".retry.") {
+        self.submitted = submitted
+        self.ingested = ingested
+        self.verified = verified
+        self.entitlementsChanged = entitlementsChanged
+        self.rejected = rejected
+        self.outcomes = outcomes
+        self.deadLetter = deadLetter
+        self.retryInfix = retryInfix
+    }
+
+    /// The topic a stage consumes.
+    public func input(of stage: StageName) -> String {
+        switch stage {
+        case .ingest: submitted
+        case .verify: ingested
+        case .fulfil: verified
+        }
+    }
+
+    /// The topic an output role resolves to.
+    public func output(_ topic: OutputTopic) -> String {
+        switch topic {
+        case .ingested: ingested
+        case .verified: verified
+        case .entitlementsChanged: entitlementsChanged
+        }
+    }
+
+    /// The retry tier `tier` (1-based) of a stage's input, e.g. `receipts.ingested.retry.1`.
+    public func retry(of stage: StageName, tier: Int) -> String {
+        input(of: stage) + retryInfix + String(tier)
+    }
+
+    /// Checks every name is a legal Kafka topic name (1…249 of `[A-Za-z0-9._-]`, not `.`/`..`)
+    /// and that the main topics are distinct.
+    /// - Throws: ``PipelineConfigurationError`` naming the offending key.
+    public func validate() throws {
+        let named: [(String, String)] = [
+            ("submitted", submitted), ("ingested", ingested), ("verified", verified),
+            ("entitlementsChanged", entitlementsChanged), ("rejected", rejected), ("outcomes", outcomes),
+            ("deadLetter", deadLetter),
+        ]
+        for (key, name) in named where !Self.isLegalTopicName(name) {
+            throw PipelineConfigurationError("topics.\(key): \"\(name)\" is not a legal Kafka topic name "
+                + "(1-249 characters of A-Z a-z 0-9 . _ -, not \".\" or \"..\")")
+        }
+        guard Self.isLegalTopicName("x" + retryInfix + "1") else {
+            throw PipelineConfigurationError("topics.retryInfix: \"\(retryInfix)\" may only contain A-Z a-z 0-9 . _ -")
+        }
+        var seen: [String: String] = [:]
+        for (key, name) in named {
+            if let other = seen[name] {
+                throw PipelineConfigurationError("topics.\(key) and topics.\(other) are both \"\(name)\"; each must be distinct")
+            }
+            seen[name] = key
+        }
+    }
+
+    static func isLegalTopicName(_ name: String) -> Bool {
+        guard !name.isEmpty, name.utf8.count <= 249, name != ".", name != ".." else { return false }
+        return name.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == 0x2E || byte == 0x5F || byte == 0x2D
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case submitted, ingested, verified, entitlementsChanged, rejected, outcomes, deadLetter, retryInfix
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = Topics()
+        submitted = try c.decodeIfPresent(String.self, forKey: .submitted) ?? d.submitted
+        ingested = try c.decodeIfPresent(String.self, forKey: .ingested) ?? d.ingested
+        verified = try c.decodeIfPresent(String.self, forKey: .verified) ?? d.verified
+        entitlementsChanged = try c.decodeIfPresent(String.self, forKey: .entitlementsChanged) ?? d.entitlementsChanged
+        rejected = try c.decodeIfPresent(String.self, forKey: .rejected) ?? d.rejected
+        outcomes = try c.decodeIfPresent(String.self, forKey: .outcomes) ?? d.outcomes
+        deadLetter = try c.decodeIfPresent(String.self, forKey: .deadLetter) ?? d.deadLetter
+        retryInfix = try c.decodeIfPresent(String.self, forKey: .retryInfix) ?? d.retryInfix
+    }
+}

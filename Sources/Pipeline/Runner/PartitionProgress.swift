@@ -1,0 +1,65 @@
+/// The offset bookkeeping of one partition: which admitted records are done, the contiguous
+/// watermark, and the (serialised) storing of that watermark.
+///
+/// Records of a partition are admitted in offset order but may finish in any order. The
+/// watermark is the highest admitted offset N such that every admitted record ≤ N is done; only
+/// it is ever stored, so a crash never skips an unfinished record. Offsets need not be dense
+/// (compaction and transaction markers leave gaps): only admitted offsets count.
+///
+/// Stores are serialised: at most one is in flight, and a newer watermark reached meanwhile is
+/// stored right after it, so stored offsets never go backwards even though records finish on
+/// many tasks.
+struct PartitionProgress {
+    private var admitted: [Int64] = []
+    private var head = 0
+    private var finished: Set<Int64> = []
+
+    /// Highest offset with everything admitted up to it done.
+    private(set) var watermark: Int64?
+    /// Last offset successfully stored.
+    private(set) var stored: Int64?
+    /// Offset currently being stored.
+    private(set) var storing: Int64?
+
+    /// Admitted records not yet passed by the watermark.
+    var outstanding: Int { admitted.count - head }
+
+    /// Registers a record; offsets must increase.
+    mutating func admit(_ offset: Int64) {
+        precondition(admitted.last.map { $0 < offset } ?? true, "offsets must be admitted in increasing order")
+        admitted.append(offset)
+    }
+
+    /// Marks a record done. - Returns: whether the watermark advanced.
+    mutating func complete(_ offset: Int64) -> Bool {
+        finished.insert(offset)
+        var advanced = false
+        while head < admitted.count, finished.remove(admitted[head]) != nil {
+            watermark = admitted[head]
+            head += 1
+            advanced = true
+        }
+        if head > 1024 && head * 2 > admitted.count {
+            admitted.removeFirst(head)
+            head = 0
+        }
+        return advanced
+    }
+
+    /// Starts storing the watermark if it is ahead of what is stored and no store is in flight.
+    /// - Returns: the offset the caller must now store.
+    mutating func nextStore() -> Int64? {
+        guard storing == nil, let watermark, watermark > (stored ?? Int64.min) else { return nil }
+        storing = watermark
+        return watermark
+    }
+
+    /// Records the end of the in-flight store.
+    /// - Returns: the next offset to store (only after a success; a failure waits for the next
+    ///   completion or flush, so a broken store is not retried in a hot loop).
+    mutating func storeFinished(success: Bool) -> Int64? {
+        if success, let storing { stored = storing }
+        storing = nil
+        return success ? nextStore() : nil
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// What to do with a record whose processing failed transiently.
+public enum RetryDecision: Sendable, Equatable {
+    /// Re-publish the record to retry tier `tier` (1-based) of the stage's input, with its attempt
+    /// header incremented; a tier consumer processes it again once `notBefore` has passed.
+    case retry(tier: Int, notBefore: Date?)
+    /// Give up: publish the record byte for byte to the dead-letter topic with provenance headers.
+    case deadLetter
+}
+
+/// Decides, per failed attempt, between another try and the dead-letter topic
+/// (Karafka's DLQ strategy function, swift-jobs' `JobRetryStrategy`). Permanent errors never
+/// reach the policy: they are rejected at once.
+public protocol RetryPolicy: Sendable {
+    /// - Parameters:
+    ///   - attempt: the attempt that just failed (1 = first try).
+    ///   - error: what it failed with.
+    func decide(attempt: Int, error: any Error) -> RetryDecision
+}
+
+extension RetryPolicy where Self == NeverRetryPolicy {
+    /// Dead-letter at the first transient failure (the default until tier consumers exist).
+    public static var never: NeverRetryPolicy { NeverRetryPolicy() }
+}
+
+extension RetryPolicy where Self == TieredRetryPolicy {
+    /// Retry through one tier per delay (`receipts.<input>.retry.1`, `.retry.2`, …), then dead-letter.
+    /// - Parameters:
+    ///   - delays: the wait before each tier, e.g. `[.seconds(30), .seconds(300), .seconds(1800)]`.
+    ///   - clock: "now", used to compute `notBefore`.
+    public static func tiered(_ delays: [Duration],
+                              clock: @escaping @Sendable () -> Date = { Date() }) -> TieredRetryPolicy {
+        TieredRetryPolicy(delays: delays, clock: clock)
+    }
+}
+
+/// The ``RetryPolicy`` that never retries.
+public struct NeverRetryPolicy: RetryPolicy {
+    /// Creates the policy.
+    public init() {}
+
+    public func decide(attempt: Int, error: any Error) -> RetryDecision {
+        .deadLetter
+    }
+}
+
+/// The ``RetryPolicy`` that walks a fixed list of retry tiers. Fixed delays per tier keep due
+/// times monotonic within each tier partition, so a tier consumer can simply pause until the
+/// head record is due.
+public struct TieredRetryPolicy: RetryPolicy {
+    /// The delay before each tier; tier `n` uses `delays[n - 1]`.
+    public let delays: [Duration]
+    private let clock: @Sendable () -> Date
+
+    /// Creates the policy (see ``RetryPolicy/tiered(_:clock:)``).
+    public init(delays: [Duration], clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.delays = delays
+        self.clock = clock
+    }
+
+    public func decide(attempt: Int, error: any Error) -> RetryDecision {
+        guard attempt >= 1, attempt <= delays.count else { return .deadLetter }
+        let delay = delays[attempt - 1].components
+        let seconds = Double(delay.seconds) + Double(delay.attoseconds) / 1e18
+        return .retry(tier: attempt, notBefore: clock().addingTimeInterval(seconds))
+    }
+}

@@ -1,0 +1,287 @@
+/// A record handed to a worker, tagged with the incarnation of its partition's state (a
+/// partition revoked and assigned again starts a new generation, so late completions of the old
+/// one cannot touch the new bookkeeping).
+struct WorkItem: Sendable {
+    let record: InboundRecord
+    let generation: Int
+}
+
+/// The runner's bookkeeping as a pure state machine: every transition runs under the runner's
+/// lock and returns the side effects (stores, pause/resume, spawning) for the caller to perform
+/// outside it (swift-kafka-client's "state machine returns actions" shape).
+///
+/// Ordering: records are grouped into *chains* by (partition, key). A chain has at most one
+/// record running; later records of the same key wait in the chain's queue and are started, in
+/// offset order, by the worker that finishes the previous one. Records with a `null` key form a
+/// chain of their own (Kafka gives them no ordering). Different chains run in parallel.
+struct RunnerState {
+    /// Something a waiter waits for.
+    enum WaitCondition: Sendable {
+        /// No record of these partitions running and no offset store of theirs in flight.
+        case partitionsQuiet(Set<TopicPartition>)
+        /// Nothing running and no offset store in flight anywhere.
+        case allQuiet
+        /// Not backpressured, or the source has been told to pause (so pulling more is safe).
+        case pauseSettled
+    }
+
+    /// Side effects of a transition.
+    struct Effects {
+        /// Offsets to store: partition, offset, generation.
+        var stores: [(TopicPartition, Int64, Int)] = []
+        var pauseChange: PauseTracker.Change?
+        var wakeSpawner = false
+        /// The next record of the finished record's chain, to run on the same worker.
+        var next: WorkItem?
+    }
+
+    private struct Partition {
+        let generation: Int
+        var progress = PartitionProgress()
+        var running = 0
+        var revoking = false
+    }
+
+    private struct ChainKey: Hashable {
+        var topicPartition: TopicPartition
+        var key: [UInt8]?
+        /// Set for `null`-key records, making each its own chain.
+        var soloOffset: Int64?
+
+        init(_ record: InboundRecord) {
+            topicPartition = record.topicPartition
+            key = record.key
+            soloOffset = record.key == nil ? record.offset : nil
+        }
+    }
+
+    let maxInFlight: Int
+    let resumeThreshold: Int
+
+    private var partitions: [TopicPartition: Partition] = [:]
+    private var known: Set<TopicPartition> = []
+    /// Queued (not yet started) records per active chain; an entry exists while a record of the
+    /// chain is ready or running.
+    private var chains: [ChainKey: [WorkItem]] = [:]
+    /// Chain heads waiting for the spawner.
+    private var ready: [WorkItem] = []
+    private var nextGeneration = 0
+    private var backpressured = false
+    private var pause = PauseTracker()
+
+    /// Admitted records not yet finished or dropped.
+    private(set) var inFlight = 0
+    /// Records running on a worker.
+    private(set) var running = 0
+    /// Most records ever in flight at once (for tests and metrics).
+    private(set) var peakInFlight = 0
+    /// Whether the runner stopped admitting and starting work.
+    private(set) var stopping = false
+    /// Whether the source ended: nothing more is admitted, but everything admitted is finished.
+    private(set) var inputFinished = false
+    /// The first fatal error (delivery or source failure).
+    private(set) var failure: (any Error)?
+    /// Whether `run()` was called.
+    var hasRun = false
+
+    init(maxInFlight: Int, resumeThreshold: Int) {
+        self.maxInFlight = maxInFlight
+        self.resumeThreshold = resumeThreshold
+    }
+
+    // MARK: transitions
+
+    /// A record arrived from the source.
+    mutating func admit(_ record: InboundRecord) -> Effects {
+        var effects = Effects()
+        let tp = record.topicPartition
+        if !known.contains(tp) {
+            known.insert(tp)
+            if backpressured { if let change = pause.set(known) { effects.pauseChange = change } }
+        }
+        if partitions[tp] == nil {
+            partitions[tp] = Partition(generation: nextGeneration)
+            nextGeneration += 1
+        }
+        guard !stopping, !inputFinished, !partitions[tp]!.revoking else { return effects }
+        partitions[tp]!.progress.admit(record.offset)
+        inFlight += 1
+        peakInFlight = max(peakInFlight, inFlight)
+        let item = WorkItem(record: record, generation: partitions[tp]!.generation)
+        let chain = ChainKey(record)
+        if chains[chain] != nil {
+            chains[chain]!.append(item)
+        } else {
+            chains[chain] = []
+            ready.append(item)
+            effects.wakeSpawner = true
+        }
+        if !backpressured && inFlight >= maxInFlight {
+            backpressured = true
+            if let change = pause.set(known) { effects.pauseChange = change }
+        }
+        return effects
+    }
+
+    /// The source assigned partitions.
+    mutating func assigned(_ newPartitions: [TopicPartition]) -> Effects {
+        var effects = Effects()
+        known.formUnion(newPartitions)
+        if backpressured { if let change = pause.set(known) { effects.pauseChange = change } }
+        return effects
+    }
+
+    /// The spawner takes the chain heads to start. - Returns: `stop` once the runner is stopping.
+    mutating func takeReady() -> (items: [WorkItem], stop: Bool) {
+        guard !stopping, !(inputFinished && inFlight == 0) else { return ([], true) }
+        let items = ready
+        ready.removeAll()
+        for item in items { partitions[item.record.topicPartition]!.running += 1 }
+        running += items.count
+        return (items, false)
+    }
+
+    /// A worker finished a record. `processed` is false when it was abandoned (cancelled) or its
+    /// delivery failed: it is then not marked done and its chain's queue is dropped.
+    mutating func complete(_ item: WorkItem, processed: Bool) -> Effects {
+        var effects = Effects()
+        let tp = item.record.topicPartition
+        inFlight -= 1
+        running -= 1
+        if partitions[tp]?.generation == item.generation {
+            partitions[tp]!.running -= 1
+            if processed, partitions[tp]!.progress.complete(item.record.offset),
+               let offset = partitions[tp]!.progress.nextStore() {
+                effects.stores.append((tp, offset, item.generation))
+            }
+        }
+        let chain = ChainKey(item.record)
+        if var queue = chains[chain] {
+            if processed, !stopping, let head = queue.first,
+               partitions[tp]?.generation == head.generation, partitions[tp]?.revoking == false {
+                queue.removeFirst()
+                chains[chain] = queue
+                partitions[tp]!.running += 1
+                running += 1
+                effects.next = head
+            } else {
+                inFlight -= queue.count
+                chains[chain] = nil
+            }
+        }
+        releaseBackpressureIfBelowThreshold(&effects)
+        if inputFinished && inFlight == 0 { effects.wakeSpawner = true }
+        return effects
+    }
+
+    /// The source ended: admit nothing more, finish what was admitted (queued records included),
+    /// then let the spawner stop.
+    mutating func finishInput() -> Effects {
+        var effects = Effects()
+        inputFinished = true
+        effects.wakeSpawner = true
+        return effects
+    }
+
+    /// An offset store ended.
+    mutating func storeFinished(_ tp: TopicPartition, generation: Int, success: Bool) -> Effects {
+        var effects = Effects()
+        guard partitions[tp]?.generation == generation else { return effects }
+        if let offset = partitions[tp]!.progress.storeFinished(success: success) {
+            effects.stores.append((tp, offset, generation))
+        }
+        return effects
+    }
+
+    /// Starts stores for partitions whose watermark is ahead of their stored offset (e.g. after a
+    /// failed store), when none is in flight.
+    mutating func flushStores(_ only: Set<TopicPartition>? = nil) -> Effects {
+        var effects = Effects()
+        for (tp, partition) in partitions where only?.contains(tp) ?? true {
+            if let offset = partitions[tp]!.progress.nextStore() {
+                effects.stores.append((tp, offset, partition.generation))
+            }
+        }
+        return effects
+    }
+
+    /// A pause/resume exchange ended.
+    mutating func pauseFinished() -> Effects {
+        var effects = Effects()
+        if let change = pause.finished() { effects.pauseChange = change }
+        return effects
+    }
+
+    /// Partitions are being revoked: stop starting their records and drop those not started.
+    mutating func beginRevocation(_ revoked: Set<TopicPartition>) -> Effects {
+        var effects = Effects()
+        for tp in revoked { partitions[tp]?.revoking = true }
+        known.subtract(revoked)
+        pause.forget(revoked)
+        dropUnstarted { revoked.contains($0) }
+        if backpressured { if let change = pause.set(known) { effects.pauseChange = change } }
+        releaseBackpressureIfBelowThreshold(&effects)
+        return effects
+    }
+
+    /// Revocation is settled: forget the partitions (a later assignment starts afresh).
+    mutating func finishRevocation(_ revoked: Set<TopicPartition>) {
+        for tp in revoked where partitions[tp]?.revoking == true {
+            partitions[tp] = nil
+        }
+    }
+
+    /// Stop admitting and starting records (shutdown, end of input, or a fatal error); records
+    /// not yet started are dropped and will be redelivered after a restart.
+    mutating func stop(failure error: (any Error)? = nil) -> Effects {
+        var effects = Effects()
+        if failure == nil, let error { failure = error }
+        if !stopping {
+            stopping = true
+            dropUnstarted { _ in true }
+        }
+        effects.wakeSpawner = true
+        return effects
+    }
+
+    // MARK: queries
+
+    /// Whether a wait condition holds.
+    func holds(_ condition: WaitCondition) -> Bool {
+        switch condition {
+        case .partitionsQuiet(let tps):
+            return tps.allSatisfy { tp in
+                guard let partition = partitions[tp] else { return true }
+                return partition.running == 0 && partition.progress.storing == nil
+            }
+        case .allQuiet:
+            return running == 0 && partitions.values.allSatisfy { $0.progress.storing == nil }
+        case .pauseSettled:
+            return !backpressured || stopping || pause.isSettled
+        }
+    }
+
+    // MARK: helpers
+
+    private mutating func dropUnstarted(where matches: (TopicPartition) -> Bool) {
+        var keptReady: [WorkItem] = []
+        for item in ready {
+            let tp = item.record.topicPartition
+            guard matches(tp) else { keptReady.append(item); continue }
+            let chain = ChainKey(item.record)
+            inFlight -= 1 + (chains[chain]?.count ?? 0)
+            chains[chain] = nil
+        }
+        ready = keptReady
+        for (chain, queue) in chains where matches(chain.topicPartition) && !queue.isEmpty {
+            inFlight -= queue.count
+            chains[chain] = []
+        }
+    }
+
+    private mutating func releaseBackpressureIfBelowThreshold(_ effects: inout Effects) {
+        guard backpressured, !stopping, inFlight <= resumeThreshold else { return }
+        backpressured = false
+        if let change = pause.set([]) { effects.pauseChange = change }
+    }
+}

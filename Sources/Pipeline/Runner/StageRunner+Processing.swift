@@ -1,0 +1,211 @@
+import Foundation
+import Observability
+
+/// Per-record processing: decode, process under a timeout, route, deliver, account.
+extension StageRunner {
+    /// How handling a record ended.
+    enum Completion {
+        /// Everything it produced is acknowledged: the record is done.
+        case processed
+        /// Cancelled before it could finish (shutdown): not done, will be redelivered.
+        case abandoned
+        /// Its outputs could not be delivered: not done, and the runner must stop.
+        case deliveryFailed(any Error)
+    }
+
+    /// Runs a chain: the given record, then (on the same task) each next record of its key.
+    func runChain(startingWith first: WorkItem) async {
+        var current: WorkItem? = first
+        while let item = current {
+            let completion = await handle(item.record)
+            var processed = false
+            switch completion {
+            case .processed:
+                processed = true
+            case .abandoned:
+                break
+            case .deliveryFailed(let error):
+                let failure = StageRunnerError(.deliveryFailed,
+                                               "outputs of \(item.record.position) were not acknowledged", underlying: error)
+                await perform(mutate { $0.stop(failure: failure) })
+            }
+            let effects = mutate { $0.complete(item, processed: processed) }
+            current = effects.next
+            await perform(effects)
+        }
+    }
+
+    /// Handles one record end to end. Never throws: every failure is routed or reported.
+    func handle(_ record: InboundRecord) async -> Completion {
+        let started = ContinuousClock.now
+        let attempt = RecordHeaders.attempt(in: record.headers)
+        let now = clock()
+        var recordLogger = logger.with([
+            LoggingKeys.kafkaTopic: .string(record.topic), LoggingKeys.kafkaPartition: .integer(record.partition),
+            LoggingKeys.kafkaOffset: .integer(record.offset), LoggingKeys.stageAttempt: .integer(attempt),
+        ])
+
+        let outbound: [OutboundRecord]
+        let route: RecordRouter.Route
+        let input: S.Input
+        do {
+            input = try S.decodeInput(record.value)
+        } catch {
+            recordLogger.warning("undecodable record dead-lettered", metadata: [
+                LoggingKeys.reason: .string(ReasonCode.undecodable.rawValue),
+                LoggingKeys.errorMessage: .string(Self.summary(of: error)),
+            ])
+            return await deliver([router.deadLetter(record, reason: .undecodable, error: Self.summary(of: error),
+                                                    attempt: attempt, now: now)],
+                                 route: .deadLettered, started: started, logger: recordLogger)
+        }
+        let subject = (input as? any SubmissionDescribing)?.subject ?? .unknown
+        recordLogger = recordLogger.with(Self.metadata(for: subject))
+        let context = StageContext(logger: recordLogger, attempt: attempt, now: now, recordTimestamp: record.timestamp)
+        let result = await processWithTimeout(input, context: context)
+        if case .failure = result, Task.isCancelled { return .abandoned }
+        do {
+            switch result {
+            case .success(let value):
+                (outbound, route) = try routeResult(value, record: record, subject: subject, now: now, logger: recordLogger)
+            case .failure(let error):
+                (outbound, route) = try routeFailure(error, record: record, subject: subject, attempt: attempt, now: now,
+                                                     logger: recordLogger)
+            }
+        } catch {
+            // Encoding an output, rejection or outcome failed: a bug, kept safe in the dead-letter topic.
+            recordLogger.error("could not encode the result; dead-lettering", metadata: [
+                LoggingKeys.reason: .string(ReasonCode.encodingFailed.rawValue),
+                LoggingKeys.errorMessage: .string(Self.summary(of: error)),
+            ])
+            return await deliver([router.deadLetter(record, reason: .encodingFailed, error: Self.summary(of: error),
+                                                    attempt: attempt, now: now)],
+                                 route: .deadLettered, started: started, logger: recordLogger)
+        }
+        return await deliver(outbound, route: route, started: started, logger: recordLogger)
+    }
+
+    /// Sends a record's results and, once acknowledged, accounts for it.
+    private func deliver(_ outbound: [OutboundRecord], route: RecordRouter.Route, started: ContinuousClock.Instant,
+                         logger recordLogger: Logger) async -> Completion {
+        do {
+            if !outbound.isEmpty { try await sink.send(outbound) }
+        } catch {
+            if Task.isCancelled { return .abandoned }
+            recordLogger.error("delivery failed; offset not stored, stopping", metadata: [
+                LoggingKeys.errorMessage: .string("\(error)"),
+            ])
+            return .deliveryFailed(error)
+        }
+
+        let elapsed = started.duration(to: .now).components
+        metrics.increment("receiptd_stage_records_total", labels: [("stage", S.name.rawValue), ("outcome", route.rawValue)])
+        metrics.record("receiptd_stage_duration_seconds",
+                       seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18,
+                       labels: [("stage", S.name.rawValue)])
+        return .processed
+    }
+
+    /// Runs `process` racing the per-record timeout; the loser is cancelled.
+    private func processWithTimeout(_ input: S.Input, context: StageContext) async -> Result<StageResult<S.Output>, any Error> {
+        let stage = self.stage
+        let timeout = configuration.processingTimeout
+        return await withTaskGroup(of: Result<StageResult<S.Output>, any Error>?.self) { group in
+            group.addTask {
+                do {
+                    return .success(try await stage.process(input, context: context))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                do {
+                    try await Task.sleep(for: timeout)
+                    return .failure(ProcessingTimeoutError(timeout: timeout))
+                } catch {
+                    return nil  // cancelled: processing finished first (or the runner is stopping)
+                }
+            }
+            for await result in group {
+                if let result {
+                    group.cancelAll()
+                    return result
+                }
+            }
+            return .failure(CancellationError())
+        }
+    }
+
+    private func routeResult(_ result: StageResult<S.Output>, record: InboundRecord, subject: SubmissionSubject,
+                             now: Date, logger: Logger) throws -> ([OutboundRecord], RecordRouter.Route) {
+        switch result {
+        case .emit(let outputs):
+            logger.debug("emitting \(outputs.count) record(s)")
+            return (try router.emit(outputs), .emitted)
+        case .reject(let reason, let detail, let extra):
+            let merged = extra.filling(from: subject)
+            logger.info("input rejected", metadata: Self.metadata(for: merged).merging([
+                LoggingKeys.reason: .string(reason.rawValue),
+            ]) { _, new in new })
+            return ([try router.reject(record, reason: reason, detail: detail, subject: merged, now: now)], .rejected)
+        case .done(let outcome, let extra):
+            let merged = extra.filling(from: subject)
+            logger.info("input ended without output", metadata: Self.metadata(for: merged).merging([
+                LoggingKeys.stageOutcome: .string(outcome.rawValue),
+            ]) { _, new in new })
+            return ([try router.outcome(record, outcome: outcome, subject: merged, now: now)], .done)
+        }
+    }
+
+    private func routeFailure(_ error: any Error, record: InboundRecord, subject: SubmissionSubject, attempt: Int,
+                              now: Date, logger: Logger) throws -> ([OutboundRecord], RecordRouter.Route) {
+        let classified = error as? any ClassifiedError
+        let reason = classified?.reason ?? .unclassified
+        let metadata: Logger.Metadata = [
+            LoggingKeys.reason: .string(reason.rawValue),
+            LoggingKeys.errorMessage: .string(Self.summary(of: error)),
+        ]
+        if classified?.disposition == .permanent {
+            logger.info("permanent failure; rejecting", metadata: metadata)
+            let detail = (error as? StageError)?.detail ?? Self.summary(of: error)
+            return ([try router.reject(record, reason: reason, detail: detail, subject: subject, now: now)], .rejected)
+        }
+        switch retryPolicy.decide(attempt: attempt, error: error) {
+        case .retry(let tier, let notBefore):
+            logger.notice("transient failure; sending to retry tier \(tier)", metadata: metadata)
+            return ([router.retry(record, tier: tier, notBefore: notBefore, reason: reason,
+                                  error: Self.summary(of: error), attempt: attempt, now: now)], .retried)
+        case .deadLetter:
+            logger.warning("transient failure; dead-lettering", metadata: metadata)
+            return ([router.deadLetter(record, reason: reason, error: Self.summary(of: error), attempt: attempt, now: now)],
+                    .deadLettered)
+        }
+    }
+
+    /// Log metadata for a subject: ids and the payload hash, never the payload.
+    static func metadata(for subject: SubmissionSubject) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [:]
+        if let value = subject.submissionId { metadata[LoggingKeys.submissionId] = .string(value) }
+        if let value = subject.payloadSHA256 { metadata[LoggingKeys.payloadSHA256] = .string(value) }
+        if let value = subject.transactionId { metadata[LoggingKeys.transactionId] = .string(value) }
+        return metadata
+    }
+
+    /// A bounded one-line description of an error. Decoding errors are reduced to their coding
+    /// path, because their debug descriptions can quote input values.
+    static func summary(of error: any Error) -> String {
+        if let decoding = error as? DecodingError {
+            switch decoding {
+            case .keyNotFound(let key, let context):
+                return "missing key \((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))"
+            case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+                let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+                return path.isEmpty ? "not a valid contract document" : "invalid value at \(path)"
+            @unknown default:
+                return "undecodable"
+            }
+        }
+        let text = String(describing: error)
+        return text.count > 512 ? String(text.prefix(512)) + "..." : text
+    }
+}

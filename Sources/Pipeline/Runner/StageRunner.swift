@@ -1,0 +1,300 @@
+import Foundation
+import Observability
+import Synchronization
+
+/// Runs one ``Stage`` over a ``RecordSource`` and a ``RecordSink``: the single place that knows
+/// how consume → decode → process → route → await acknowledgement → store offset works.
+///
+/// **Delivery (at-least-once).** A record's outputs (or its rejection, outcome, retry or dead
+/// letter) are sent and *acknowledged* before the record counts as done, and offsets are stored
+/// per partition as a contiguous watermark: offset N is stored only once every admitted record
+/// ≤ N of that partition is done. If the sink fails, the record is not marked done, the runner
+/// stops, and ``run()`` throws ``StageRunnerError/Code/deliveryFailed`` so a restart redelivers
+/// it.
+///
+/// **Concurrency and ordering.** Up to ``StageRunnerConfiguration/maxInFlight`` records are in
+/// flight, processed concurrently in child tasks of one task group, with per-key ordering
+/// (parallel-consumer's KEY order): records with the same key in a partition are processed one
+/// at a time in offset order; different keys in parallel.
+///
+/// **Backpressure: pause, keep pulling.** When `maxInFlight` is reached the runner pauses every
+/// assigned partition and resumes them once in-flight records drop to the resume threshold. It
+/// keeps pulling events meanwhile instead of simply not pulling, because with Kafka the poll
+/// loop must keep running: rebalance callbacks are served from it and a consumer that stops
+/// polling for `max.poll.interval.ms` is evicted from the group. Records a source had already
+/// fetched may still arrive after a pause; they are admitted, so the bound can be exceeded by the
+/// source's prefetch (not at all with ``InMemoryTransport``). Nothing is buffered unboundedly.
+///
+/// **Revocation.** On ``SourceEvent/revoked(_:)`` the runner stops starting records of those
+/// partitions (queued ones are dropped, to be redelivered to the next owner), waits up to
+/// ``StageRunnerConfiguration/revocationTimeout`` for the running ones and their offset stores,
+/// then acknowledges. Pulling pauses while it waits, as a Kafka rebalance callback would.
+///
+/// **End of input.** When the source's stream ends, every admitted record (queued ones
+/// included) is finished and its offset stored before ``run()`` returns.
+///
+/// **Shutdown.** ``shutdownGracefully()`` stops pulling, drops records not yet started (they are
+/// redelivered after a restart), lets running records finish for up to ``StageRunnerConfiguration/shutdownGracePeriod`` (then
+/// cancels them), stores offsets and returns. Cancelling the task that runs ``run()`` is the
+/// hard stop: Swift cancels the child tasks, so in-flight records are abandoned unless they
+/// finish anyway; offsets of finished records are still stored. Wire both like
+/// swift-service-lifecycle: graceful shutdown first, cancellation after a deadline.
+///
+/// - Important: a stage must honour task cancellation; a timed-out or shut-down record waits for
+///   its `process` call to return.
+public final class StageRunner<S: Stage>: Sendable {
+    let stage: S
+    let source: any RecordSource
+    let sink: any RecordSink
+    let configuration: StageRunnerConfiguration
+    let retryPolicy: any RetryPolicy
+    let logger: Logger
+    let metrics: MetricsRegistry
+    let clock: @Sendable () -> Date
+    let router: RecordRouter
+
+    private let state: Mutex<Machine>
+    private let wakeups: AsyncStream<Void>
+    private let wakeupContinuation: AsyncStream<Void>.Continuation
+
+    private struct Machine {
+        var runner: RunnerState
+        var waiters: [Int: (RunnerState.WaitCondition, CheckedContinuation<Void, Never>)] = [:]
+        var nextWaiterId = 0
+    }
+
+    /// Creates a runner.
+    /// - Parameters:
+    ///   - stage: the transform to run.
+    ///   - source: where records come from (a consumer-group member for the stage's input).
+    ///   - sink: where outputs go (an idempotent producer).
+    ///   - configuration: limits and topics; validate it first (``StageRunnerConfiguration/validate()``).
+    ///   - retryPolicy: what to do with transient failures (default: dead-letter at once).
+    ///   - logger: the logger to derive per-record loggers from.
+    ///   - metrics: where `receiptd_stage_*` metrics go.
+    ///   - clock: "now" for contexts, timestamps and headers.
+    public init(stage: S, source: any RecordSource, sink: any RecordSink,
+                configuration: StageRunnerConfiguration = StageRunnerConfiguration(),
+                retryPolicy: any RetryPolicy = .never, logger: Logger, metrics: MetricsRegistry = .shared,
+                clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.stage = stage
+        self.source = source
+        self.sink = sink
+        self.configuration = configuration
+        self.retryPolicy = retryPolicy
+        self.logger = logger.with([LoggingKeys.stageName: .string(S.name.rawValue)])
+        self.metrics = metrics
+        self.clock = clock
+        self.router = RecordRouter(stage: S.name, topics: configuration.topics,
+                                   maxOriginalBytes: configuration.maxOriginalBytes,
+                                   maxErrorHeaderBytes: configuration.maxErrorHeaderBytes)
+        let maxInFlight = max(1, configuration.maxInFlight)
+        state = Mutex(Machine(runner: RunnerState(maxInFlight: maxInFlight,
+                                                  resumeThreshold: min(configuration.effectiveResumeThreshold,
+                                                                       maxInFlight - 1))))
+        (wakeups, wakeupContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Consumes until shut down, the source ends, or a fatal error.
+    /// - Throws: ``StageRunnerError`` (`deliveryFailed`, `sourceFailed`, `alreadyRunning`).
+    public func run() async throws {
+        let firstRun = state.withLock { machine -> Bool in
+            defer { machine.runner.hasRun = true }
+            return !machine.runner.hasRun
+        }
+        guard firstRun else { throw StageRunnerError(.alreadyRunning, "a StageRunner runs once") }
+        logger.info("stage runner starting", metadata: [LoggingKeys.kafkaTopic: .string(configuration.topics.input(of: S.name))])
+
+        await withTaskGroup(of: Void.self) { pullGroup in
+            pullGroup.addTask { await self.pull(from: self.source) }
+            await withDiscardingTaskGroup { workers in
+                // The spawner: starts chain heads as they become ready, until the runner stops.
+                for await _ in wakeups {
+                    let (items, stop) = mutate { $0.takeReady() }
+                    for item in items {
+                        workers.addTask { await self.runChain(startingWith: item) }
+                    }
+                    if stop { break }
+                }
+                pullGroup.cancelAll()
+                await perform(mutate { $0.stop() })
+                if Task.isCancelled {
+                    logger.notice("stage runner cancelled; abandoning in-flight records")
+                } else if await !waitFor(.allQuiet, timeout: configuration.shutdownGracePeriod) {
+                    logger.warning("grace period expired; cancelling in-flight records")
+                    workers.cancelAll()
+                }
+            }
+        }
+        await perform(mutate { $0.flushStores() })
+        _ = await waitFor(.allQuiet, timeout: configuration.shutdownGracePeriod)
+        wakeupContinuation.finish()
+        let failure = state.withLock { $0.runner.failure }
+        logger.info("stage runner stopped")
+        if let failure { throw failure }
+    }
+
+    /// Asks a running runner to stop pulling, finish in-flight records within the grace period,
+    /// store offsets and return. Safe to call at any time, more than once, from any task.
+    public func shutdownGracefully() {
+        logger.info("graceful shutdown requested")
+        mutate { $0.stop() }
+        wakeupContinuation.yield()
+    }
+
+    /// The most records that were in flight at once (tests check the bound with it).
+    public var peakInFlight: Int { state.withLock { $0.runner.peakInFlight } }
+
+    // MARK: pulling
+
+    /// Reads the source until it ends or the task is cancelled, admitting records and handling
+    /// rebalances. Opened on the concrete source type so its event sequence needs no boxing.
+    private func pull<Source: RecordSource>(from source: Source) async {
+        do {
+            for try await event in source.events() {
+                switch event {
+                case .record(let record):
+                    await perform(mutate { $0.admit(record) })
+                    // If a resume was still in flight when the limit was reached, the pause is
+                    // applied by whoever finishes that resume; do not pull until it has been.
+                    _ = await waitFor(.pauseSettled, timeout: configuration.processingTimeout)
+                case .assigned(let partitions):
+                    logger.info("partitions assigned", metadata: [LoggingKeys.kafkaPartition: .string(describe(partitions))])
+                    await perform(mutate { $0.assigned(partitions) })
+                case .revoked(let revocation):
+                    await settle(revocation)
+                }
+            }
+            if Task.isCancelled {
+                await perform(mutate { $0.stop() })
+            } else {
+                logger.info("source ended; finishing admitted records")
+                await perform(mutate { $0.finishInput() })
+            }
+        } catch {
+            if Task.isCancelled {
+                await perform(mutate { $0.stop() })
+            } else {
+                logger.error("source failed; stopping", metadata: [LoggingKeys.errorMessage: .string("\(error)")])
+                let failure = StageRunnerError(.sourceFailed, "the record source failed", underlying: error)
+                await perform(mutate { $0.stop(failure: failure) })
+            }
+        }
+    }
+
+    private func settle(_ revocation: PartitionRevocation) async {
+        let revoked = Set(revocation.partitions)
+        logger.info("partitions revoked; draining", metadata: [LoggingKeys.kafkaPartition: .string(describe(revocation.partitions))])
+        await perform(mutate { $0.beginRevocation(revoked) })
+        if await !waitFor(.partitionsQuiet(revoked), timeout: configuration.revocationTimeout) {
+            logger.warning("revocation timeout expired; releasing partitions with records in flight",
+                           metadata: [LoggingKeys.kafkaPartition: .string(describe(revocation.partitions))])
+        }
+        await perform(mutate { $0.flushStores(revoked) })
+        _ = await waitFor(.partitionsQuiet(revoked), timeout: configuration.revocationTimeout)
+        mutate { $0.finishRevocation(revoked) }
+        revocation.acknowledge()
+    }
+
+    private func describe(_ partitions: [TopicPartition]) -> String {
+        partitions.sorted().map(\.description).joined(separator: ",")
+    }
+
+    // MARK: state and effects
+
+    /// Runs a transition under the lock and resumes the waiters it satisfied (outside the lock).
+    @discardableResult
+    func mutate<T>(_ body: (inout RunnerState) -> T) -> T {
+        let (result, satisfied) = state.withLock { machine -> (T, [CheckedContinuation<Void, Never>]) in
+            let result = body(&machine.runner)
+            var satisfied: [CheckedContinuation<Void, Never>] = []
+            for (id, waiter) in machine.waiters where machine.runner.holds(waiter.0) {
+                satisfied.append(waiter.1)
+                machine.waiters[id] = nil
+            }
+            return (result, satisfied)
+        }
+        for continuation in satisfied { continuation.resume() }
+        return result
+    }
+
+    /// Performs a transition's side effects: offset stores, pause/resume, waking the spawner.
+    func perform(_ effects: RunnerState.Effects) async {
+        if effects.wakeSpawner { wakeupContinuation.yield() }
+        for (tp, offset, generation) in effects.stores {
+            await store(tp, offset: offset, generation: generation)
+        }
+        if let change = effects.pauseChange {
+            await apply(change)
+        }
+    }
+
+    private func store(_ tp: TopicPartition, offset: Int64, generation: Int) async {
+        var next: Int64? = offset
+        while let current = next {
+            var success = true
+            do {
+                try await source.storeOffset(of: RecordPosition(topicPartition: tp, offset: current))
+            } catch {
+                success = false
+                logger.error("storing offset failed; will retry after the next record", metadata: [
+                    LoggingKeys.kafkaTopic: .string(tp.topic), LoggingKeys.kafkaPartition: .integer(tp.partition),
+                    LoggingKeys.kafkaOffset: .integer(current), LoggingKeys.errorMessage: .string("\(error)"),
+                ])
+            }
+            next = mutate { $0.storeFinished(tp, generation: generation, success: success) }.stores.first?.1
+        }
+    }
+
+    private func apply(_ change: PauseTracker.Change) async {
+        var next: PauseTracker.Change? = change
+        while let current = next {
+            do {
+                if !current.pause.isEmpty {
+                    try await source.pause(current.pause)
+                    logger.debug("backpressure: partitions paused", metadata: [LoggingKeys.kafkaPartition: .string(describe(current.pause))])
+                }
+                if !current.resume.isEmpty {
+                    try await source.resume(current.resume)
+                    logger.debug("backpressure released: partitions resumed", metadata: [LoggingKeys.kafkaPartition: .string(describe(current.resume))])
+                }
+            } catch {
+                // Pausing is advisory and resuming an unassigned partition is harmless: log and
+                // carry on rather than retry in a loop.
+                logger.warning("pause/resume failed", metadata: [LoggingKeys.errorMessage: .string("\(error)")])
+            }
+            next = mutate { $0.pauseFinished() }.pauseChange
+        }
+    }
+
+    /// Waits until `condition` holds or `timeout` passes. - Returns: whether it holds.
+    func waitFor(_ condition: RunnerState.WaitCondition, timeout: Duration) async -> Bool {
+        if state.withLock({ $0.runner.holds(condition) }) { return true }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.signal(when: condition) }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+        }
+        return state.withLock { $0.runner.holds(condition) }
+    }
+
+    private func signal(when condition: RunnerState.WaitCondition) async {
+        let id = state.withLock { machine -> Int in
+            machine.nextWaiterId += 1
+            return machine.nextWaiterId
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { machine -> Bool in
+                    if machine.runner.holds(condition) || Task.isCancelled { return true }
+                    machine.waiters[id] = (condition, continuation)
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.1.resume()
+        }
+    }
+}

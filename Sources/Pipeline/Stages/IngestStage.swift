@@ -1,0 +1,187 @@
+import Foundation
+import Observability
+
+/// Ingest: turns raw `receipt-submitted/v1` bytes into `receipt-ingested/v1`, or a rejection.
+///
+/// It decodes the bytes itself (its ``Stage/Input`` is `[UInt8]`), so malformed input of any kind
+/// becomes a rejection with its own ``ReasonCode`` instead of a crash or a dead letter. Checks, in
+/// order (the first failure wins):
+///
+/// | check | reason |
+/// |---|---|
+/// | size ≤ ``IngestConfiguration/maxRecordBytes`` | `record-too-large` |
+/// | valid UTF-8 | `invalid-utf8` |
+/// | a JSON object | `invalid-json` |
+/// | `schema` is `receipt-submitted/v1` | `unsupported-schema` |
+/// | `submissionId`, `bundleId`, `userId`, `kind`, `submittedAt`, `payload` present, non-null, non-empty | `missing-field` |
+/// | fields are strings, ids use their charsets | `invalid-field` |
+/// | fields within their length limits | `field-too-long` |
+/// | `kind` is a ``SubmissionKind`` | `unsupported-kind` |
+/// | `submittedAt` is RFC 3339 | `invalid-timestamp` |
+/// | payload has its kind's shape (see ``PayloadNormaliser``) | `malformed-payload` |
+///
+/// Never throws: every outcome is a value. Unknown extra fields are ignored (forward compatibility).
+public struct IngestStage: Stage {
+    public typealias Input = [UInt8]
+    public typealias Output = IngestedSubmission
+    public static var name: StageName { .ingest }
+
+    /// The limits applied.
+    public var configuration: IngestConfiguration
+
+    /// Creates the stage.
+    public init(configuration: IngestConfiguration = IngestConfiguration()) {
+        self.configuration = configuration
+    }
+
+    public func process(_ input: [UInt8], context: StageContext) async throws -> StageResult<IngestedSubmission> {
+        switch ingest(input, now: context.now) {
+        case .success(let submission):
+            return .emit([submission])
+        case .failure(let rejection):
+            context.logger.debug("submission refused by ingest checks", metadata: [
+                LoggingKeys.reason: .string(rejection.reason.rawValue),
+                LoggingKeys.submissionId: .string(rejection.subject.submissionId ?? ""),
+            ])
+            return .reject(reason: rejection.reason, detail: rejection.detail, subject: rejection.subject)
+        }
+    }
+
+    /// The synchronous core of ``process(_:context:)``: validates and normalises one record value.
+    /// - Parameters:
+    ///   - bytes: the raw record value.
+    ///   - now: becomes `ingestedAt`.
+    public func ingest(_ bytes: [UInt8], now: Date) -> Result<IngestedSubmission, Rejection> {
+        do {
+            return .success(try validate(bytes, now: now))
+        } catch let rejection as Rejection {
+            return .failure(rejection)
+        } catch {
+            return .failure(Rejection(reason: .invalidJSON, detail: "unexpected: \(error)"))
+        }
+    }
+
+    private func validate(_ bytes: [UInt8], now: Date) throws -> IngestedSubmission {
+        guard bytes.count <= configuration.maxRecordBytes else {
+            throw Rejection(reason: .recordTooLarge,
+                                  detail: "record is \(bytes.count) bytes, at most \(configuration.maxRecordBytes) allowed")
+        }
+        guard String(validating: bytes, as: UTF8.self) != nil else {
+            throw Rejection(reason: .invalidUTF8, detail: "record value is not valid UTF-8")
+        }
+        let value: JSONValue
+        do {
+            value = try ContractCoding.decode(JSONValue.self, from: bytes)
+        } catch {
+            throw Rejection(reason: .invalidJSON, detail: "record value is not valid JSON")
+        }
+        guard case .object(let object) = value else {
+            throw Rejection(reason: .invalidJSON, detail: "record value is a JSON \(value.typeName), not an object")
+        }
+        var fields = FieldReader(object: object)
+
+        guard case .string(let schema)? = object["schema"], schema == ReceiptSubmitted.schema else {
+            let found = object["schema"].map { value -> String in
+                if case .string(let s) = value { return "\"\(s.prefix(64))\"" }
+                return value.typeName
+            } ?? "nothing"
+            throw Rejection(reason: .unsupportedSchema,
+                                  detail: "schema must be \"\(ReceiptSubmitted.schema)\", found \(found)")
+        }
+
+        let submissionId = try fields.string("submissionId")
+        guard submissionId.count <= configuration.maxSubmissionIdLength else {
+            throw fields.rejection(.fieldTooLong, "submissionId is longer than \(configuration.maxSubmissionIdLength) characters")
+        }
+        guard submissionId.utf8.allSatisfy(Self.isSubmissionIdByte) else {
+            throw fields.rejection(.invalidField, "submissionId may only contain A-Z a-z 0-9 . _ : -")
+        }
+        fields.subject.submissionId = submissionId
+
+        let bundleId = try fields.string("bundleId")
+        guard bundleId.count <= configuration.maxBundleIdLength else {
+            throw fields.rejection(.fieldTooLong, "bundleId is longer than \(configuration.maxBundleIdLength) characters")
+        }
+        guard Self.isValidBundleId(bundleId) else {
+            throw fields.rejection(.invalidField, "bundleId must be dot-separated segments of A-Z a-z 0-9 -")
+        }
+        fields.subject.bundleId = bundleId
+
+        let userId = try fields.string("userId")
+        guard userId.utf8.count <= configuration.maxUserIdBytes else {
+            throw fields.rejection(.fieldTooLong, "userId is longer than \(configuration.maxUserIdBytes) UTF-8 bytes")
+        }
+        guard !userId.unicodeScalars.contains(where: Self.isControl) else {
+            throw fields.rejection(.invalidField, "userId contains control characters")
+        }
+        fields.subject.userId = userId
+
+        let rawKind = try fields.string("kind")
+        fields.subject.kind = String(rawKind.prefix(64))
+        guard let kind = SubmissionKind(rawValue: rawKind) else {
+            throw fields.rejection(.unsupportedKind, "kind \"\(rawKind.prefix(64))\" is not one of "
+                + SubmissionKind.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+
+        let submittedAtText = try fields.string("submittedAt")
+        guard let submittedAt = ContractCoding.date(from: submittedAtText) else {
+            throw fields.rejection(.invalidTimestamp, "submittedAt is not an RFC 3339 timestamp")
+        }
+
+        let rawPayload = try fields.string("payload")
+        switch PayloadNormaliser.normalise(rawPayload, kind: kind,
+                                           maxTransactionIdDigits: configuration.maxTransactionIdDigits) {
+        case .success(let payload):
+            return IngestedSubmission(submissionId: submissionId, bundleId: bundleId, userId: userId, kind: kind,
+                                      payload: payload, submittedAt: submittedAt, ingestedAt: now)
+        case .failure(.empty):
+            throw fields.rejection(.missingField, "payload is empty")
+        case .failure(.malformed(let detail)):
+            fields.subject.payloadSHA256 = SHA256.hexDigest(rawPayload)
+            throw fields.rejection(.malformedPayload, detail)
+        }
+    }
+
+    static func isSubmissionIdByte(_ byte: UInt8) -> Bool {
+        PayloadNormaliser.isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+            || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "-")
+    }
+
+    /// Apple's bundle id shape: dot-separated, non-empty segments of ASCII letters, digits and `-`.
+    /// In particular it never contains `/`, which makes the ``OwnerKey`` encoding unambiguous.
+    static func isValidBundleId(_ bundleId: String) -> Bool {
+        let segments = bundleId.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        return segments.allSatisfy { segment in
+            !segment.isEmpty && segment.allSatisfy { PayloadNormaliser.isAlphanumeric($0) || $0 == UInt8(ascii: "-") }
+        }
+    }
+
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (scalar.value >= 0x7F && scalar.value <= 0x9F)
+    }
+}
+
+/// Reads required string fields of a submission, building up the subject as it goes.
+private struct FieldReader {
+    let object: [String: JSONValue]
+    var subject = SubmissionSubject()
+
+    func rejection(_ reason: ReasonCode, _ detail: String) -> Rejection {
+        Rejection(reason: reason, detail: detail, subject: subject)
+    }
+
+    /// A present, non-null, non-empty string field.
+    func string(_ name: String) throws -> String {
+        switch object[name] {
+        case nil, .null?:
+            throw rejection(.missingField, "\(name) is missing")
+        case .string(let value)?:
+            guard !PayloadNormaliser.trimASCIIWhitespace(value).isEmpty else {
+                throw rejection(.missingField, "\(name) is empty")
+            }
+            return value
+        case let other?:
+            throw rejection(.invalidField, "\(name) must be a string, found \(other.typeName)")
+        }
+    }
+}

@@ -1,0 +1,46 @@
+/// One step of the pipeline as a plain transform: decoded input in, a ``StageResult`` out.
+///
+/// The framework (``StageRunner``) owns everything Kafka: decoding the record, timeouts, routing
+/// results to topics, retries, dead letters, awaiting acknowledgements and storing offsets.
+/// A stage never sees topics, offsets or headers, so it can be tested as a pure function
+/// (the Karafka `consume` / hummingbird middleware idea).
+///
+/// Errors: throw a ``ClassifiedError`` to say whether a failure is worth retrying; anything
+/// else counts as transient (parallel-consumer's default).
+public protocol Stage: Sendable {
+    /// What the stage consumes. Decoded by ``decodeInput(_:)``: JSON contracts by default, the raw
+    /// bytes themselves when `Input == [UInt8]` (ingest, which must judge malformed input itself).
+    associatedtype Input: Decodable & Sendable
+    /// What the stage emits; each message knows its topic role and record key.
+    associatedtype Output: OutboundMessage
+
+    /// The stage's name in metrics, logs, headers and contracts.
+    static var name: StageName { get }
+
+    /// Processes one input.
+    /// - Parameters:
+    ///   - input: the decoded record value.
+    ///   - context: logger, attempt number, clock and provenance of the record.
+    /// - Returns: outputs to emit, a permanent rejection, or a deliberate end without output.
+    /// - Throws: a ``ClassifiedError`` (or any error, counted as transient).
+    /// - Important: the runner enforces a timeout by cancelling the task; long waits inside
+    ///   `process` must be cancellable (they are, for `Task.sleep` and well-behaved clients).
+    func process(_ input: Input, context: StageContext) async throws -> StageResult<Output>
+
+    /// Turns a record value into ``Input``; a throw dead-letters the record as `undecodable`.
+    static func decodeInput(_ value: [UInt8]) throws -> Input
+}
+
+extension Stage {
+    /// Decodes a JSON contract (``ContractCoding``).
+    public static func decodeInput(_ value: [UInt8]) throws -> Input {
+        try ContractCoding.decode(Input.self, from: value)
+    }
+}
+
+extension Stage where Input == [UInt8] {
+    /// Passes the raw bytes through: the stage validates them itself.
+    public static func decodeInput(_ value: [UInt8]) throws -> [UInt8] {
+        value
+    }
+}

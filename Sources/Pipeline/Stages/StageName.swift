@@ -1,0 +1,12 @@
+/// The three stages of the pipeline; the raw value is used in metrics labels, logs, headers and
+/// contracts (`stage` fields).
+public enum StageName: String, Sendable, Codable, CaseIterable, Hashable, CustomStringConvertible {
+    /// Structural validation and normalisation of raw submissions.
+    case ingest
+    /// Cryptographic verification; one output per transaction.
+    case verify
+    /// Catalogue rules, de-duplication, entitlement changes.
+    case fulfil
+
+    public var description: String { rawValue }
+}

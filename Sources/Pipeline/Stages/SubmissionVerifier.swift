@@ -1,0 +1,44 @@
+/// Checks a submission cryptographically and returns the transactions it proves.
+///
+/// The seam between the pipeline and the App Store code: the real implementation (JWS chain
+/// verification on OpenSSL, App Store Server API look-ups) lives elsewhere and is injected into
+/// ``VerifyStage``; tests inject ``ClosureSubmissionVerifier``.
+///
+/// Failures are thrown as ``ClassifiedError``s: transient for anything that may work later
+/// (network, OCSP, throttling; Apple's `retryableVerificationFailure`), permanent with a stable
+/// reason code otherwise (e.g. `invalid-signature`, `bundle-id-mismatch`, `unsupported-kind`).
+public protocol SubmissionVerifier: Sendable {
+    /// The kinds this verifier can handle; ``VerifyStage`` rejects other kinds with
+    /// `unsupported-kind` without calling ``verify(_:context:)``.
+    var supportedKinds: Set<SubmissionKind> { get }
+
+    /// Verifies one submission.
+    /// - Returns: every transaction the submission proves (possibly none, e.g. an app receipt
+    ///   without in-app purchases).
+    /// - Throws: a ``ClassifiedError``.
+    func verify(_ submission: IngestedSubmission, context: StageContext) async throws -> [VerifiedTransaction]
+}
+
+extension SubmissionVerifier {
+    /// By default every kind is supported.
+    public var supportedKinds: Set<SubmissionKind> { Set(SubmissionKind.allCases) }
+}
+
+/// A ``SubmissionVerifier`` backed by a closure: for tests, demos and benchmarks.
+///
+/// - Important: it verifies nothing by itself; never wire it into a production worker.
+public struct ClosureSubmissionVerifier: SubmissionVerifier {
+    public let supportedKinds: Set<SubmissionKind>
+    private let body: @Sendable (IngestedSubmission, StageContext) async throws -> [VerifiedTransaction]
+
+    /// Creates a verifier that answers with `body`.
+    public init(supportedKinds: Set<SubmissionKind> = Set(SubmissionKind.allCases),
+                _ body: @escaping @Sendable (IngestedSubmission, StageContext) async throws -> [VerifiedTransaction]) {
+        self.supportedKinds = supportedKinds
+        self.body = body
+    }
+
+    public func verify(_ submission: IngestedSubmission, context: StageContext) async throws -> [VerifiedTransaction] {
+        try await body(submission, context)
+    }
+}

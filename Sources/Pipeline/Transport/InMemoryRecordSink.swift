@@ -1,0 +1,43 @@
+import Foundation
+import Synchronization
+
+/// The producer side of ``InMemoryTransport``. A send writes its records into the cluster and
+/// returns when "acknowledged": at once, or when the test releases held acknowledgements.
+/// Injected failures make the whole batch fail before anything is written.
+public struct InMemoryRecordSink: RecordSink {
+    let transport: InMemoryTransport
+
+    public func send(_ records: [OutboundRecord]) async throws {
+        let injected = transport.state.withLock { $0.sendFailure }?(records)
+        if let injected { throw injected }
+        let id = transport.mutate { state -> Int? in
+            let now = Date()
+            for record in records {
+                _ = InMemoryTransport.append(&state, topic: record.topic, key: record.key, value: record.value,
+                                             headers: record.headers, partition: nil, timestamp: now)
+            }
+            state.sendCount += 1
+            guard state.holdingAcknowledgements else { return nil }
+            state.nextWaiterId += 1
+            return state.nextWaiterId
+        }
+        guard let id else { return }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let outcome = transport.mutate { state -> Bool? in
+                    if Task.isCancelled { return false }
+                    guard state.holdingAcknowledgements else { return true }
+                    state.heldSends[id] = continuation
+                    return nil
+                }
+                switch outcome {
+                case true?: continuation.resume()
+                case false?: continuation.resume(throwing: CancellationError())
+                case nil: break
+                }
+            }
+        } onCancel: {
+            transport.mutate { $0.heldSends.removeValue(forKey: id) }?.resume(throwing: CancellationError())
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import Synchronization
+
+/// The consumer side of ``InMemoryTransport``: one consumer-group member.
+///
+/// Delivers the group's assignment first, then records round-robin across assigned, unpaused
+/// partitions (offset order within each), and rebalance events as the test triggers them.
+/// Waiting for records suspends without polling and ends when the iterating task is cancelled.
+public struct InMemoryRecordSource: RecordSource {
+    let transport: InMemoryTransport
+    /// The consumer group this source belongs to.
+    public let group: String
+    let finishWhenIdle: Bool
+
+    public func events() -> Events {
+        Events(source: self)
+    }
+
+    public func storeOffset(of position: RecordPosition) async throws {
+        transport.mutate { state in
+            guard state.groups[group] != nil else { return }
+            let tp = position.topicPartition
+            if let previous = state.groups[group]!.stored[tp], previous > position.offset {
+                preconditionFailure("offset for \(tp) went backwards: \(previous) -> \(position.offset)")
+            }
+            state.groups[group]!.stored[tp] = position.offset
+            state.groups[group]!.storedHistory[tp, default: []].append(position.offset)
+        }
+    }
+
+    public func pause(_ partitions: [TopicPartition]) async throws {
+        transport.mutate { state in
+            state.groups[group]?.paused.formUnion(partitions)
+            state.groups[group]?.pauseCalls += 1
+        }
+    }
+
+    public func resume(_ partitions: [TopicPartition]) async throws {
+        transport.mutate { state in
+            state.groups[group]?.paused.subtract(partitions)
+        }
+    }
+
+    /// The event stream of an ``InMemoryRecordSource``.
+    public struct Events: AsyncSequence {
+        public typealias Element = SourceEvent
+        let source: InMemoryRecordSource
+
+        public func makeAsyncIterator() -> Iterator {
+            Iterator(source: source)
+        }
+
+        /// Pulls the next event from the transport's state.
+        public struct Iterator: AsyncIteratorProtocol {
+            let source: InMemoryRecordSource
+
+            public mutating func next() async throws -> SourceEvent? {
+                while true {
+                    if Task.isCancelled { return nil }
+                    switch source.take() {
+                    case .event(let event): return event
+                    case .finished: return nil
+                    case .wait(let version): await source.waitForChange(since: version)
+                    }
+                }
+            }
+        }
+    }
+
+    enum Take {
+        case event(SourceEvent)
+        case finished
+        /// Nothing to deliver as of this state version.
+        case wait(version: Int)
+    }
+
+    /// Takes the next deliverable event, if any. Taking is not a change other waiters care
+    /// about, so it does not bump the transport's version (two idle sources would otherwise wake
+    /// each other forever).
+    func take() -> Take {
+        transport.state.withLock { state -> Take in
+            guard var group = state.groups[self.group] else { return .finished }
+            defer { state.groups[self.group] = group }
+            if !group.started {
+                group.started = true
+                var partitions: [TopicPartition] = []
+                for topic in group.topics {
+                    let count = state.partitionCounts[topic] ?? state.defaultPartitionCount
+                    for p in 0..<count { partitions.append(TopicPartition(topic: topic, partition: p)) }
+                }
+                for tp in partitions {
+                    group.positions[tp] = (group.stored[tp] ?? -1) + 1
+                }
+                group.assigned = partitions
+                return .event(.assigned(partitions))
+            }
+            if !group.pendingEvents.isEmpty {
+                return .event(group.pendingEvents.removeFirst())
+            }
+            let candidates = group.assigned
+            guard !candidates.isEmpty else { return finishWhenIdle ? .finished : .wait(version: state.version) }
+            for step in 0..<candidates.count {
+                let tp = candidates[(group.nextPartitionIndex + step) % candidates.count]
+                guard !group.paused.contains(tp), let log = state.logs[tp] else { continue }
+                let position = group.positions[tp] ?? 0
+                if position < Int64(log.count) {
+                    group.positions[tp] = position + 1
+                    group.nextPartitionIndex = (group.nextPartitionIndex + step + 1) % candidates.count
+                    return .event(.record(log[Int(position)]))
+                }
+            }
+            if finishWhenIdle && group.paused.isEmpty { return .finished }
+            return .wait(version: state.version)
+        }
+    }
+
+    /// Suspends until the transport's state changes from `version` or the task is cancelled.
+    /// The version comes from the same critical section that found nothing to deliver, so a
+    /// change in between cannot be missed.
+    func waitForChange(since version: Int) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = transport.state.withLock { state -> Bool in
+                    if state.version != version || Task.isCancelled || state.groups[group] == nil { return true }
+                    if let previous = state.groups[group]!.sourceWaiter { previous.resume() }
+                    state.groups[group]!.sourceWaiter = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = transport.state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state.groups[group]?.sourceWaiter = nil }
+                return state.groups[group]?.sourceWaiter
+            }
+            waiter?.resume()
+        }
+    }
+}

@@ -1,0 +1,303 @@
+import Foundation
+import Synchronization
+
+/// An in-memory stand-in for a Kafka cluster, for testing runners without a broker
+/// (the karafka-testing / swift-jobs `MemoryJobQueue` idea): produce records, run a
+/// ``StageRunner`` over ``source(group:topics:)`` and ``sink``, then inspect what was produced
+/// and which offsets were stored.
+///
+/// Semantics kept from Kafka: topics have a fixed number of partitions; a keyed record goes to
+/// the partition chosen by a hash of its key (so one key stays in one partition); consumer
+/// groups resume from their stored offsets; paused partitions deliver nothing; revocation is a
+/// rebalance event the consumer must acknowledge. Failure injection and acknowledgement
+/// holding on the sink let tests check that offsets are stored only after delivery.
+///
+/// Tests synchronise with ``waitUntil(timeout:_:)``, which wakes on every state change
+/// (no sleeps).
+public final class InMemoryTransport: Sendable {
+    struct GroupState {
+        var topics: [String]
+        var assigned: [TopicPartition] = []
+        /// Next offset to deliver, per partition.
+        var positions: [TopicPartition: Int64] = [:]
+        /// Last stored (processed) offset, per partition.
+        var stored: [TopicPartition: Int64] = [:]
+        var storedHistory: [TopicPartition: [Int64]] = [:]
+        var paused: Set<TopicPartition> = []
+        var pauseCalls = 0
+        var pendingEvents: [SourceEvent] = []
+        var nextPartitionIndex = 0
+        var started = false
+        var finished = false
+        var sourceWaiter: CheckedContinuation<Void, Never>?
+    }
+
+    struct State {
+        var partitionCounts: [String: Int32]
+        var defaultPartitionCount: Int32
+        var logs: [TopicPartition: [InboundRecord]] = [:]
+        var productionOrder: [RecordPosition] = []
+        var groups: [String: GroupState] = [:]
+        var sendFailure: (@Sendable ([OutboundRecord]) -> (any Error)?)?
+        var holdingAcknowledgements = false
+        var heldSends: [Int: CheckedContinuation<Void, any Error>] = [:]
+        var sendCount = 0
+        var version = 0
+        var changeWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiterId = 0
+    }
+
+    let state: Mutex<State>
+    private let clock: @Sendable () -> Date
+
+    /// Creates an empty cluster.
+    /// - Parameters:
+    ///   - partitions: partition counts of specific topics.
+    ///   - defaultPartitionCount: partitions of any other topic (default 1).
+    ///   - clock: timestamps of produced records.
+    public init(partitions: [String: Int32] = [:], defaultPartitionCount: Int32 = 1,
+                clock: @escaping @Sendable () -> Date = { Date() }) {
+        state = Mutex(State(partitionCounts: partitions, defaultPartitionCount: max(1, defaultPartitionCount)))
+        self.clock = clock
+    }
+
+    // MARK: producing and reading topics
+
+    /// Appends a record, as a producer would.
+    /// - Parameters:
+    ///   - partition: explicit partition; otherwise a hash of the key (or partition 0 without key).
+    /// - Returns: where the record landed.
+    @discardableResult
+    public func produce(topic: String, key: [UInt8]?, value: [UInt8], headers: [RecordHeader] = [],
+                        partition: Int32? = nil, timestamp: Date? = nil) -> RecordPosition {
+        let time = timestamp ?? clock()
+        return mutate { state in
+            Self.append(&state, topic: topic, key: key, value: value, headers: headers, partition: partition, timestamp: time)
+        }
+    }
+
+    /// Appends a record with a UTF-8 key and value.
+    @discardableResult
+    public func produce(topic: String, key: String?, value: String, headers: [RecordHeader] = [],
+                        partition: Int32? = nil) -> RecordPosition {
+        produce(topic: topic, key: key.map { Array($0.utf8) }, value: Array(value.utf8), headers: headers,
+                partition: partition)
+    }
+
+    /// Every record of `topic`, in the order they were produced (across partitions).
+    public func records(in topic: String) -> [InboundRecord] {
+        state.withLock { state in
+            state.productionOrder.filter { $0.topicPartition.topic == topic }.map { position in
+                state.logs[position.topicPartition]![Int(position.offset)]
+            }
+        }
+    }
+
+    /// Every record of one partition, in offset order.
+    public func records(in topic: String, partition: Int32) -> [InboundRecord] {
+        state.withLock { $0.logs[TopicPartition(topic: topic, partition: partition)] ?? [] }
+    }
+
+    /// The partition count of `topic`.
+    public func partitionCount(of topic: String) -> Int32 {
+        state.withLock { $0.partitionCounts[topic] ?? $0.defaultPartitionCount }
+    }
+
+    // MARK: consumer groups
+
+    /// A consumer for `group` subscribed to `topics`: the group's only member, replacing any
+    /// earlier one (as after a restart). Its first event assigns every partition of those topics;
+    /// it resumes each partition after the group's stored offset.
+    /// - Parameter finishWhenIdle: end the event stream once nothing is left to deliver (handy
+    ///   for "process everything then stop" tests); otherwise it waits for more, like Kafka.
+    public func source(group: String, topics: [String], finishWhenIdle: Bool = false) -> InMemoryRecordSource {
+        mutate { state in
+            var member = GroupState(topics: topics)
+            if let previous = state.groups[group] {
+                member.stored = previous.stored
+                member.storedHistory = previous.storedHistory
+                member.pauseCalls = previous.pauseCalls
+                previous.sourceWaiter?.resume()
+            }
+            state.groups[group] = member
+        }
+        return InMemoryRecordSource(transport: self, group: group, finishWhenIdle: finishWhenIdle)
+    }
+
+    /// The last offset `group` stored for a partition (the record at this offset and all before
+    /// it are processed); nil if none.
+    public func storedOffset(group: String, topic: String, partition: Int32 = 0) -> Int64? {
+        state.withLock { $0.groups[group]?.stored[TopicPartition(topic: topic, partition: partition)] }
+    }
+
+    /// Every offset `group` stored for a partition, in call order.
+    public func storedOffsetHistory(group: String, topic: String, partition: Int32 = 0) -> [Int64] {
+        state.withLock { $0.groups[group]?.storedHistory[TopicPartition(topic: topic, partition: partition)] ?? [] }
+    }
+
+    /// The partitions `group` currently has paused.
+    public func pausedPartitions(group: String) -> Set<TopicPartition> {
+        state.withLock { $0.groups[group]?.paused ?? [] }
+    }
+
+    /// How many times `group` called pause.
+    public func pauseCallCount(group: String) -> Int {
+        state.withLock { $0.groups[group]?.pauseCalls ?? 0 }
+    }
+
+    /// The partitions currently assigned to `group`.
+    public func assignedPartitions(group: String) -> [TopicPartition] {
+        state.withLock { $0.groups[group]?.assigned ?? [] }
+    }
+
+    /// Revokes partitions from `group` (a rebalance) and returns once the consumer acknowledged.
+    /// Nothing more is delivered from them; undelivered and unstored records stay for the next
+    /// owner, which resumes after the stored offset.
+    public func revoke(group: String, partitions: [TopicPartition]) async {
+        await withCheckedContinuation { (acknowledged: CheckedContinuation<Void, Never>) in
+            let revocation = PartitionRevocation(partitions: partitions) { [self] in
+                acknowledged.resume()
+                mutate { _ in }
+            }
+            mutate { state in
+                guard state.groups[group] != nil else { return }
+                state.groups[group]!.assigned.removeAll { partitions.contains($0) }
+                state.groups[group]!.pendingEvents.append(.revoked(revocation))
+            }
+        }
+    }
+
+    /// Assigns partitions to `group` (a rebalance); delivery resumes after the stored offsets.
+    public func assign(group: String, partitions: [TopicPartition]) {
+        mutate { state in
+            guard state.groups[group] != nil else { return }
+            for tp in partitions where !state.groups[group]!.assigned.contains(tp) {
+                state.groups[group]!.assigned.append(tp)
+                state.groups[group]!.positions[tp] = (state.groups[group]!.stored[tp] ?? -1) + 1
+                state.groups[group]!.paused.remove(tp)
+            }
+            state.groups[group]!.pendingEvents.append(.assigned(partitions))
+        }
+    }
+
+    // MARK: the sink
+
+    /// A producer writing into this cluster.
+    public var sink: InMemoryRecordSink { InMemoryRecordSink(transport: self) }
+
+    /// Makes sends fail: `injector` sees each batch and returns an error to fail it (nothing of
+    /// the batch is written) or nil to let it through. Pass nil to stop injecting.
+    public func setSendFailure(_ injector: (@Sendable ([OutboundRecord]) -> (any Error)?)?) {
+        mutate { $0.sendFailure = injector }
+    }
+
+    /// From now on, sends write their records but do not return (are not acknowledged) until
+    /// ``releaseAcknowledgements()``.
+    public func holdAcknowledgements() {
+        mutate { $0.holdingAcknowledgements = true }
+    }
+
+    /// Acknowledges every held send and stops holding.
+    public func releaseAcknowledgements() {
+        let held = mutate { state -> [CheckedContinuation<Void, any Error>] in
+            state.holdingAcknowledgements = false
+            defer { state.heldSends.removeAll() }
+            return Array(state.heldSends.values)
+        }
+        for continuation in held { continuation.resume() }
+    }
+
+    /// Sends waiting for their acknowledgement.
+    public var heldSendCount: Int { state.withLock { $0.heldSends.count } }
+
+    /// Successful or held sends so far (batches).
+    public var sendCount: Int { state.withLock { $0.sendCount } }
+
+    // MARK: synchronisation
+
+    /// Waits until `condition` holds, re-checking after every change of the cluster's state.
+    /// - Returns: whether it held before `timeout` expired.
+    public func waitUntil(timeout: Duration = .seconds(10),
+                          _ condition: @escaping @Sendable (InMemoryTransport) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let version = state.withLock { $0.version }
+            if condition(self) { return true }
+            if ContinuousClock.now >= deadline || Task.isCancelled { return false }
+            await waitForChange(since: version, deadline: deadline)
+        }
+    }
+
+    private func waitForChange(since version: Int, deadline: ContinuousClock.Instant) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.changeSignal(since: version) }
+            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func changeSignal(since version: Int) async {
+        let id = state.withLock { state -> Int in
+            state.nextWaiterId += 1
+            return state.nextWaiterId
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.version != version || Task.isCancelled { return true }
+                    state.changeWaiters[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.changeWaiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+
+    // MARK: internals shared with the source and sink
+
+    /// Applies a mutation, bumps the version and wakes every waiter (outside the lock).
+    @discardableResult
+    func mutate<T>(_ body: (inout State) -> T) -> T {
+        var wake: [CheckedContinuation<Void, Never>] = []
+        let result = state.withLock { state -> T in
+            let result = body(&state)
+            state.version += 1
+            wake.append(contentsOf: state.changeWaiters.values)
+            state.changeWaiters.removeAll()
+            for name in state.groups.keys {
+                if let waiter = state.groups[name]!.sourceWaiter {
+                    wake.append(waiter)
+                    state.groups[name]!.sourceWaiter = nil
+                }
+            }
+            return result
+        }
+        for continuation in wake { continuation.resume() }
+        return result
+    }
+
+    static func append(_ state: inout State, topic: String, key: [UInt8]?, value: [UInt8], headers: [RecordHeader],
+                       partition: Int32?, timestamp: Date) -> RecordPosition {
+        let count = state.partitionCounts[topic] ?? state.defaultPartitionCount
+        let chosen = partition ?? key.map { Int32(truncatingIfNeeded: fnv1a($0) % UInt64(count)) } ?? 0
+        let tp = TopicPartition(topic: topic, partition: chosen)
+        let offset = Int64(state.logs[tp]?.count ?? 0)
+        state.logs[tp, default: []].append(InboundRecord(topic: topic, partition: chosen, offset: offset, key: key,
+                                                         value: value, headers: headers, timestamp: timestamp))
+        let position = RecordPosition(topicPartition: tp, offset: offset)
+        state.productionOrder.append(position)
+        return position
+    }
+
+    private static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+}

@@ -1,0 +1,30 @@
+import Kafka
+
+/// The ``RecordSink`` of a stage worker: an idempotent Kafka producer (acks=all) whose `send`
+/// returns once every record's delivery report arrived, which is what lets the runner store the
+/// input's offset only after its outputs are durable.
+public final class KafkaRecordSink: RecordSink {
+    private let producer: KafkaProducer
+
+    /// - Parameter configuration: the producer configuration (idempotence and acks=all are its defaults).
+    /// - Throws: ``KafkaError`` for invalid configuration.
+    public init(configuration: KafkaProducerConfiguration) throws {
+        producer = try KafkaProducer(configuration: configuration)
+    }
+
+    /// The underlying producer.
+    public var kafkaProducer: KafkaProducer { producer }
+
+    public func send(_ records: [OutboundRecord]) async throws {
+        guard !records.isEmpty else { return }
+        _ = try await producer.sendAll(records.map {
+            KafkaProducerMessage(topic: $0.topic, key: $0.key, value: $0.value,
+                                 headers: $0.headers.map { KafkaHeader(key: $0.key, value: $0.value) })
+        })
+    }
+
+    /// Flushes what is queued and closes the producer.
+    public func close() async {
+        await producer.close()
+    }
+}

@@ -1,0 +1,50 @@
+import Synchronization
+
+/// What a ``RecordSource`` delivers: records, and the partition changes of a consumer-group
+/// rebalance, in one ordered stream (as librdkafka's poll loop serves both).
+public enum SourceEvent: Sendable {
+    /// The next record of some assigned partition. Records of one partition arrive in offset order.
+    case record(InboundRecord)
+    /// These partitions were assigned to this consumer.
+    case assigned([TopicPartition])
+    /// These partitions are being taken away. The consumer must stop starting work for them,
+    /// finish (or abandon) what is in flight, store their offsets, then call
+    /// ``PartitionRevocation/acknowledge()``; the source completes the rebalance only then.
+    case revoked(PartitionRevocation)
+}
+
+/// A pending revocation that the runner acknowledges once the partitions' work is settled.
+public struct PartitionRevocation: Sendable {
+    /// The partitions being revoked.
+    public let partitions: [TopicPartition]
+    private let onAcknowledge: @Sendable () -> Void
+    private let acknowledged = AcknowledgedFlag()
+
+    /// Creates a revocation.
+    /// - Parameters:
+    ///   - partitions: the partitions being revoked.
+    ///   - onAcknowledge: called (once) when the consumer is done with them; a Kafka adapter
+    ///     completes the rebalance (`unassign`/`incremental_unassign`) here.
+    public init(partitions: [TopicPartition], onAcknowledge: @escaping @Sendable () -> Void) {
+        self.partitions = partitions
+        self.onAcknowledge = onAcknowledge
+    }
+
+    /// Tells the source the consumer has settled the partitions. Only the first call has an effect.
+    public func acknowledge() {
+        if acknowledged.set() { onAcknowledge() }
+    }
+}
+
+/// A flag that can be raised once, shared by copies of a ``PartitionRevocation``.
+private final class AcknowledgedFlag: Sendable {
+    private let raised = Mutex(false)
+
+    /// Raises the flag; true if this call raised it.
+    func set() -> Bool {
+        raised.withLock { value in
+            defer { value = true }
+            return !value
+        }
+    }
+}

@@ -1,0 +1,40 @@
+/// One partition of one topic, the unit of ordering, assignment and offset storage in Kafka.
+public struct TopicPartition: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The topic name.
+    public var topic: String
+    /// Kafka's partition number (`int32`).
+    public var partition: Int32
+
+    /// Creates a topic-partition.
+    public init(topic: String, partition: Int32) {
+        self.topic = topic
+        self.partition = partition
+    }
+
+    public static func < (lhs: TopicPartition, rhs: TopicPartition) -> Bool {
+        (lhs.topic, lhs.partition) < (rhs.topic, rhs.partition)
+    }
+
+    public var description: String { "\(topic)[\(partition)]" }
+}
+
+/// Where one record sits: topic, partition and offset.
+public struct RecordPosition: Hashable, Sendable, CustomStringConvertible {
+    /// The partition.
+    public var topicPartition: TopicPartition
+    /// Kafka's offset (`int64`).
+    public var offset: Int64
+
+    /// Creates a position.
+    public init(topicPartition: TopicPartition, offset: Int64) {
+        self.topicPartition = topicPartition
+        self.offset = offset
+    }
+
+    /// Creates a position from its parts.
+    public init(topic: String, partition: Int32, offset: Int64) {
+        self.init(topicPartition: TopicPartition(topic: topic, partition: partition), offset: offset)
+    }
+
+    public var description: String { "\(topicPartition)@\(offset)" }
+}

@@ -1,0 +1,111 @@
+import AppStore
+import Foundation
+import Pipeline
+
+/// `receiptd bench verify|pipeline`: throughput measurements (not tests). Each prints its figure
+/// as the last line, `name=value`, so scripts and the README can quote it.
+struct BenchCommand: Command {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure JWS verification or end-to-end pipeline throughput",
+        usage: """
+        receiptd bench verify [--count N] [--rounds N]
+        receiptd bench pipeline [--submissions N] [--workers N]
+
+          verify     single-core JWS verifications per second: a corpus of N fresh JWS (default 20000)
+                     signed by one test chain, as in production where one Apple leaf signs everything;
+                     the best of --rounds passes (default 3). Last line: verify_jws_per_second=<n>
+          pipeline   receipts per second end to end through ingest, verify and fulfil worker processes
+                     on the embedded broker (default 20000 genuine submissions after a warm-up).
+                     Last line: pipeline_receipts_per_second=<n>
+        """)
+
+    enum Mode { case verify, pipeline }
+    var mode: Mode
+    var count: Int
+    var rounds: Int
+    var workers: Int
+
+    init(arguments: [String]) throws {
+        guard let first = arguments.first else { throw ValidationError("missing benchmark name: verify or pipeline") }
+        let parser = try ArgumentParser(Array(arguments.dropFirst()), options: ["--count", "--rounds", "--submissions", "--workers"])
+        guard parser.positionals.isEmpty else { throw ValidationError("unexpected argument \(parser.positionals[0])") }
+        switch first {
+        case "verify": mode = .verify
+        case "pipeline": mode = .pipeline
+        default: throw ValidationError("unknown benchmark '\(first)': verify or pipeline")
+        }
+        count = try parser.integer(mode == .verify ? "--count" : "--submissions", in: 100...1_000_000) ?? 20_000
+        rounds = try parser.integer("--rounds", in: 1...20) ?? 3
+        workers = try parser.integer("--workers", in: 1...8) ?? 1
+    }
+
+    func run() async throws -> Int32 {
+        switch mode {
+        case .verify: return try benchVerify()
+        case .pipeline: return try await benchPipeline()
+        }
+    }
+
+    private func benchVerify() throws -> Int32 {
+        let now = Date()
+        let pki = try TestPKI.generate(validFrom: now.addingTimeInterval(-86_400), validUntil: now.addingTimeInterval(86_400 * 30))
+        var random = SeededRandom(seed: 42)
+        var corpus: [String] = []
+        corpus.reserveCapacity(count)
+        for i in 0..<count {
+            let id = String(2_000_000_000_000_000 + Int64(i) * 7 + Int64.random(in: 0..<7, using: &random))
+            let transaction = SampleTransaction(
+                transactionId: id, originalTransactionId: id, bundleId: "com.demo.game", productId: "com.demo.monthly.sub",
+                type: "Auto-Renewable Subscription", purchaseDate: now.addingTimeInterval(-3600),
+                expiresDate: now.addingTimeInterval(86_400 * 30), signedDate: now)
+            corpus.append(try pki.signer.sign(payload: transaction.payload()))
+        }
+        var configuration = SignedDataVerifierConfiguration(trustAnchors: [pki.root])
+        configuration.environment = .any
+        let verifier = try SignedDataVerifier(configuration: configuration)
+        // Warm-up: fills the chain cache, as the first message from Apple's leaf does in production.
+        guard case .valid = verifier.verifyAndDecodeTransaction(corpus[0]) else {
+            printError("bench verify: the generated JWS did not verify")
+            return 1
+        }
+        var best = 0.0
+        for round in 1...rounds {
+            let clock = ContinuousClock()
+            var valid = 0
+            let elapsed = clock.measure {
+                for jws in corpus {
+                    if case .valid = verifier.verifyAndDecodeTransaction(jws) { valid += 1 }
+                }
+            }
+            guard valid == corpus.count else {
+                printError("bench verify: only \(valid) of \(corpus.count) verified")
+                return 1
+            }
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let rate = Double(corpus.count) / seconds
+            printError(String(format: "round %d: %d JWS in %.3f s = %.0f/s (one thread)", round, corpus.count, seconds, rate))
+            best = max(best, rate)
+        }
+        print("verify_jws_per_second=\(Int(best))")
+        return 0
+    }
+
+    private func benchPipeline() async throws -> Int32 {
+        let run = try PipelineRun(port: 0, partitions: 32, maxInFlight: 512, workersPerStage: workers,
+                                  stallTimeout: .seconds(60), keep: false)
+        var generator = SubmissionGenerator(signer: run.harness.pki.signer, forger: run.harness.forgerPKI.signer, seed: 7)
+        let warmup = try (0..<200).map { _ in try generator.nextGenuine() }
+        let submissions = try (0..<count).map { _ in try generator.nextGenuine() }
+        printError("bench pipeline: \(count) genuine submissions through \(workers) worker(s) per stage")
+        let result = try await run.execute(submissions, warmup: warmup)
+        guard result.complete else {
+            printError("bench pipeline: only \(result.counts.accounted.count - warmup.count) of \(count) accounted for")
+            return 1
+        }
+        let seconds = Double(result.elapsed.components.seconds) + Double(result.elapsed.components.attoseconds) / 1e18
+        printError(String(format: "%d submissions in %.2f s", count, seconds))
+        print("pipeline_receipts_per_second=\(Int(Double(count) / seconds))")
+        return 0
+    }
+}

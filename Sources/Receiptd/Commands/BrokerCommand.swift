@@ -1,0 +1,94 @@
+import Foundation
+import Kafka
+import Lifecycle
+import Observability
+
+/// `receiptd broker`: the embedded Kafka broker for development, demos and tests.
+///
+/// It is librdkafka's mock cluster: a real Kafka wire-protocol server on loopback that any Kafka
+/// client (other receiptd processes, kcat, Java clients) can use. It keeps data in memory only and,
+/// in librdkafka 2.0.2, keeps only about the newest 5 MiB (and 100,000 message sets) per partition,
+/// silently dropping older records; a first consumer-group join takes about 3 s. Hence 32
+/// partitions per topic by default, and never for production data.
+struct BrokerCommand: Command {
+    static let configuration = CommandConfiguration(
+        commandName: "broker",
+        abstract: "Run the embedded Kafka broker (librdkafka mock cluster) on loopback",
+        usage: """
+        receiptd broker [--port N] [--brokers-count N] [--partitions N] [--config FILE]...
+
+          --port N            stable bootstrap port (default 9092; 0 picks a free one)
+          --brokers-count N   number of mock brokers (default 1)
+          --partitions N      partitions per pipeline topic (default: topics.partitions, 32)
+          --config FILE       configuration file(s) naming the topics (repeatable)
+
+        Prints the bootstrap address on the first line of standard output, then runs until
+        SIGINT/SIGTERM. Limits: in-memory only; keeps only the newest ~5 MiB per partition and
+        silently drops older records; the first consumer-group join takes ~3 s.
+        """)
+
+    var port: UInt16 = 9092
+    var brokerCount = 1
+    var partitions: Int?
+    var configFiles: [String] = []
+
+    init(arguments: [String]) throws {
+        let parser = try ArgumentParser(arguments, options: ["--port", "--brokers-count", "--partitions", "--config"])
+        guard parser.positionals.isEmpty else { throw ValidationError("unexpected argument \(parser.positionals[0])") }
+        if let p = try parser.integer("--port", in: 0...65535) { port = UInt16(p) }
+        brokerCount = try parser.integer("--brokers-count", in: 1...16) ?? 1
+        partitions = try parser.integer("--partitions", in: 1...1024)
+        configFiles = parser.options("--config")
+    }
+
+    func run() async throws -> Int32 {
+        var loader = ConfigLoader.standard(files: configFiles)
+        if let partitions { loader.overrides["topics"] = ["partitions": partitions] }
+        let configuration = try loader.load()
+        let logger = makeLogger(configuration, label: "receiptd.broker")
+        let broker = try EmbeddedBroker(brokerCount: brokerCount, port: port, topics: configuration.topics)
+        print(broker.bootstrapServers)
+        fflush(nil)
+        logger.notice("embedded broker up", metadata: [
+            "bootstrap": "\(broker.bootstrapServers)", "brokers": "\(broker.cluster.bootstrapServers)",
+            "partitions": .integer(configuration.topics.partitions),
+        ])
+        var signals = ServiceGroup.Configuration()
+        signals.maximumGracefulShutdownDuration = .seconds(2)
+        try await ServiceGroup(services: [broker], configuration: signals, logger: logger).run()
+        broker.cluster.close()
+        logger.notice("embedded broker stopped")
+        return 0
+    }
+}
+
+/// The mock cluster with a stable bootstrap port and the pipeline's topics, as a ``Service`` that
+/// stays up until shut down.
+final class EmbeddedBroker: Service {
+    let cluster: KafkaMockCluster
+    let bootstrapServers: String
+
+    /// - Parameters:
+    ///   - brokerCount: mock brokers to start.
+    ///   - port: stable bootstrap port (0 for any free port).
+    ///   - topics: the topic names and partition count to create.
+    init(brokerCount: Int, port: UInt16, topics: WorkerConfiguration.TopicSettings) throws {
+        cluster = try KafkaMockCluster(brokerCount: brokerCount)
+        bootstrapServers = try cluster.listen(bootstrapPort: port)
+        for name in topics.allNames {
+            try cluster.createTopic(name: name, partitions: topics.partitions,
+                                    replicationFactor: min(topics.replicationFactor, brokerCount))
+        }
+    }
+
+    func run() async throws {
+        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        await withGracefulShutdownHandler(operation: { for await _ in stream {} },
+                                          onGracefulShutdown: { continuation.finish() })
+    }
+}
+
+extension WorkerConfiguration.TopicSettings {
+    /// Every topic the pipeline uses.
+    var allNames: [String] { [submitted, ingested, verified, entitlements, rejected, outcomes, deadLetter] }
+}

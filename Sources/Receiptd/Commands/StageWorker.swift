@@ -1,0 +1,149 @@
+import AppStore
+import Foundation
+import Kafka
+import Lifecycle
+import Observability
+import Pipeline
+
+/// What `receiptd ingest|verify|fulfil` share: options, configuration, and the wiring of one
+/// stage into the generic ``StageRunner`` over a Kafka consumer-group member and producer.
+struct StageWorkerOptions: Sendable {
+    static let optionNames: Set<String> = ["--config", "--brokers", "--group", "--max-in-flight"]
+    static let usage = """
+          --config FILE        configuration file (repeatable; later files override earlier ones)
+          --brokers LIST       Kafka bootstrap servers (overrides kafka.bootstrapServers)
+          --group ID           consumer group id (overrides groups.<stage>)
+          --max-in-flight N    records processed concurrently (overrides runner.maxInFlight)
+
+        Runs until SIGTERM/SIGINT: then stops fetching, finishes in-flight records within
+        runner.shutdownGraceSeconds, stores and commits their offsets, and exits 0.
+        """
+
+    var configFiles: [String] = []
+    var brokers: String?
+    var group: String?
+    var maxInFlight: Int?
+
+    init(arguments: [String]) throws {
+        let parser = try ArgumentParser(arguments, options: Self.optionNames)
+        guard parser.positionals.isEmpty else { throw ValidationError("unexpected argument \(parser.positionals[0])") }
+        configFiles = parser.options("--config")
+        brokers = parser.option("--brokers")
+        group = parser.option("--group")
+        maxInFlight = try parser.integer("--max-in-flight", in: 1...100_000)
+    }
+
+    /// The configuration after files, `RECEIPTD_*` variables and these options.
+    func load(stage: StageName) throws -> WorkerConfiguration {
+        var loader = ConfigLoader.standard(files: configFiles)
+        if let brokers { loader.overrides["kafka"] = ["bootstrapServers": brokers] }
+        if let group { loader.overrides["groups"] = [stage.rawValue: group] }
+        if let maxInFlight { loader.overrides["runner"] = ["maxInFlight": maxInFlight] }
+        return try loader.load()
+    }
+}
+
+enum StageWorker {
+    /// Runs `stage` as a consumer-group worker until shut down.
+    /// - Returns: the exit status (0 after a graceful shutdown).
+    static func run<S: Stage>(_ stage: S, configuration: WorkerConfiguration, logger: Logger) async throws -> Int32 {
+        let topics = configuration.pipelineTopics
+        var runnerConfiguration = StageRunnerConfiguration(
+            topics: topics, maxInFlight: configuration.runner.maxInFlight,
+            processingTimeout: .seconds(configuration.runner.recordTimeoutSeconds),
+            shutdownGracePeriod: .seconds(configuration.runner.shutdownGraceSeconds))
+        runnerConfiguration.revocationTimeout = .seconds(max(5, configuration.runner.shutdownGraceSeconds))
+        try runnerConfiguration.validate()
+
+        let brokers = configuration.bootstrapServerList
+        if configuration.topics.create {
+            await TopicProvisioner(bootstrapServers: brokers, properties: configuration.kafka.properties, logger: logger)
+                .ensure(configuration.topics.allNames, partitions: configuration.topics.partitions,
+                        replicationFactor: configuration.topics.replicationFactor)
+        }
+
+        let groupId = configuration.groupId(for: S.name)
+        var consumerConfiguration = KafkaConsumerConfiguration(
+            bootstrapServers: brokers, consumptionStrategy: .group(id: groupId, topics: [topics.input(of: S.name)]))
+        consumerConfiguration.clientId = "\(configuration.kafka.clientId)-\(S.name)"
+        consumerConfiguration.additionalProperties = configuration.kafka.properties
+        consumerConfiguration.maxBufferedMessages = max(64, configuration.runner.maxInFlight * 2)
+        var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: brokers)
+        producerConfiguration.clientId = "\(configuration.kafka.clientId)-\(S.name)"
+        producerConfiguration.additionalProperties = configuration.kafka.properties
+
+        let source = try KafkaRecordSource(configuration: consumerConfiguration,
+                                           revocationTimeout: runnerConfiguration.revocationTimeout + .seconds(5),
+                                           logger: logger)
+        let sink = try KafkaRecordSink(configuration: producerConfiguration)
+        let runner = StageRunner(stage: stage, source: source, sink: sink, configuration: runnerConfiguration, logger: logger)
+        logger.notice("stage worker started", metadata: [
+            LoggingKeys.stageName: .string(S.name.rawValue), "kafka.group": .string(groupId),
+            LoggingKeys.kafkaTopic: .string(topics.input(of: S.name)), "kafka.bootstrap": .string(brokers.joined(separator: ",")),
+        ])
+        var lifecycle = ServiceGroup.Configuration()
+        lifecycle.maximumGracefulShutdownDuration = runnerConfiguration.shutdownGracePeriod + .seconds(10)
+        var failure: (any Error)?
+        do {
+            try await ServiceGroup(services: [RunnerService(runner: runner)], configuration: lifecycle, logger: logger).run()
+        } catch {
+            failure = error
+            logger.error("stage worker failed", metadata: [LoggingKeys.errorMessage: .string("\(error)")])
+        }
+        // Offsets stored by the runner are committed here; then queued outputs are flushed.
+        await source.close()
+        await sink.close()
+        logger.notice("stage worker stopped", metadata: [LoggingKeys.stageName: .string(S.name.rawValue)])
+        return failure == nil ? 0 : 1
+    }
+}
+
+/// A ``StageRunner`` as a ``Service``: graceful shutdown maps to the runner's own drain.
+struct RunnerService<S: Stage>: Service {
+    let runner: StageRunner<S>
+
+    func run() async throws {
+        let runner = self.runner
+        try await withGracefulShutdownHandler(operation: { try await runner.run() },
+                                              onGracefulShutdown: { runner.shutdownGracefully() })
+    }
+}
+
+extension WorkerConfiguration {
+    /// The pipeline's topic names.
+    var pipelineTopics: Topics {
+        Topics(submitted: topics.submitted, ingested: topics.ingested, verified: topics.verified,
+               entitlementsChanged: topics.entitlements, rejected: topics.rejected, outcomes: topics.outcomes,
+               deadLetter: topics.deadLetter)
+    }
+
+    /// `kafka.bootstrapServers` split on commas.
+    var bootstrapServerList: [String] {
+        kafka.bootstrapServers.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    func groupId(for stage: StageName) -> String {
+        switch stage {
+        case .ingest: groups.ingest
+        case .verify: groups.verify
+        case .fulfil: groups.fulfil
+        }
+    }
+
+    /// The offline JWS verifier this configuration describes.
+    func signedDataVerifier() throws -> SignedDataVerifier {
+        var configuration = SignedDataVerifierConfiguration()
+        if !verify.trustRoots.isEmpty {
+            configuration.trustAnchors = try verify.trustRoots.flatMap { try X509Certificate.load(path: $0) }
+        }
+        configuration.bundleIds = Set(verify.bundleIds)
+        configuration.appAppleId = verify.appAppleId > 0 ? verify.appAppleId : nil
+        configuration.environment = try CheckCommand.environmentPolicy(verify.environment)
+        return try SignedDataVerifier(configuration: configuration)
+    }
+}
+
+extension Duration {
+    /// Whole and fractional seconds.
+    static func seconds(_ value: Double) -> Duration { .milliseconds(Int64((value * 1000).rounded())) }
+}

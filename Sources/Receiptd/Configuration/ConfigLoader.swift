@@ -1,0 +1,144 @@
+import Foundation
+
+/// Builds a ``WorkerConfiguration`` from layers, each overriding the one before:
+/// 1. the built-in defaults,
+/// 2. the files given (e.g. `Config/receiptd.json`, then an environment overlay), merged key by key,
+/// 3. environment variables `RECEIPTD_<SECTION>_<KEY>` with camelCase keys written in
+///    upper snake case (`kafka.bootstrapServers` -> `RECEIPTD_KAFKA_BOOTSTRAP_SERVERS`),
+/// 4. explicit command-line overrides (such as `--brokers`).
+///
+/// Unknown keys in a file or a `RECEIPTD_*` variable are errors, so a typo never silently falls
+/// back to a default.
+struct ConfigLoader {
+    struct LoadError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Variables read by the command line itself, not configuration keys.
+    static let reservedVariables: Set<String> = ["RECEIPTD_BINARY", "RECEIPTD_CONFIG", "RECEIPTD_ENV"]
+
+    var files: [String] = []
+    var environment: [String: String] = [:]
+    var overrides: [String: Any] = [:]
+
+    /// - Throws: ``LoadError`` naming the file, key or variable at fault.
+    func load() throws -> WorkerConfiguration {
+        var tree = try Self.tree(of: WorkerConfiguration())
+        for file in files {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw LoadError(description: "cannot read config file \(file)")
+            }
+            let object: Any
+            do { object = try JSONSerialization.jsonObject(with: data) } catch {
+                throw LoadError(description: "\(file) is not valid JSON: \(error.localizedDescription)")
+            }
+            guard let overlay = object as? [String: Any] else {
+                throw LoadError(description: "\(file) must hold a JSON object")
+            }
+            try Self.merge(overlay, into: &tree, path: [], source: file)
+        }
+        try applyEnvironment(to: &tree)
+        try Self.merge(overrides, into: &tree, path: [], source: "command line")
+        do {
+            let data = try JSONSerialization.data(withJSONObject: tree)
+            return try JSONDecoder().decode(WorkerConfiguration.self, from: data)
+        } catch {
+            throw LoadError(description: "invalid configuration: \(error)")
+        }
+    }
+
+    /// The configuration as a JSON tree.
+    static func tree(of configuration: WorkerConfiguration) throws -> [String: Any] {
+        let data = try JSONEncoder().encode(configuration)
+        return try JSONSerialization.jsonObject(with: data) as! [String: Any]
+    }
+
+    private static func merge(_ overlay: [String: Any], into tree: inout [String: Any], path: [String], source: String) throws {
+        for (key, value) in overlay {
+            let keyPath = (path + [key]).joined(separator: ".")
+            guard let existing = tree[key] else {
+                throw LoadError(description: "\(source): unknown configuration key '\(keyPath)'")
+            }
+            if let section = existing as? [String: Any] {
+                guard let sub = value as? [String: Any] else {
+                    throw LoadError(description: "\(source): '\(keyPath)' must be an object")
+                }
+                if key == "properties" {
+                    // Free-form librdkafka properties: any key, values as strings.
+                    tree[key] = section.merging(sub.mapValues { "\($0)" }) { _, new in new }
+                } else {
+                    var merged = section
+                    try merge(sub, into: &merged, path: path + [key], source: source)
+                    tree[key] = merged
+                }
+            } else {
+                tree[key] = value
+            }
+        }
+    }
+
+    private func applyEnvironment(to tree: inout [String: Any]) throws {
+        var leaves: [String: (path: [String], value: Any)] = [:]
+        Self.collectLeaves(of: WorkerConfiguration(), path: [], into: &leaves)
+        for (name, raw) in environment where name.hasPrefix("RECEIPTD_") && !Self.reservedVariables.contains(name) {
+            guard let leaf = leaves[name] else {
+                throw LoadError(description: "unknown configuration variable \(name) (known: \(leaves.keys.sorted().joined(separator: ", ")))")
+            }
+            let converted: Any
+            switch leaf.value {
+            case is Bool:
+                guard let b = ["true": true, "false": false, "1": true, "0": false][raw.lowercased()] else {
+                    throw LoadError(description: "\(name) must be true or false")
+                }
+                converted = b
+            case is Int, is Int64:
+                guard let i = Int64(raw) else { throw LoadError(description: "\(name) must be an integer") }
+                converted = i
+            case is Double:
+                guard let d = Double(raw) else { throw LoadError(description: "\(name) must be a number") }
+                converted = d
+            case is [String]:
+                converted = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            case is [String: String]:
+                guard let object = try? JSONSerialization.jsonObject(with: Data(raw.utf8)) as? [String: String] else {
+                    throw LoadError(description: "\(name) must be a JSON object of strings")
+                }
+                converted = object
+            default:
+                converted = raw
+            }
+            Self.setValue(converted, at: leaf.path, in: &tree)
+        }
+    }
+
+    /// `RECEIPTD_<PATH>` for every leaf of the configuration, with its default value (for its type).
+    private static func collectLeaves(of node: Any, path: [String], into out: inout [String: (path: [String], value: Any)]) {
+        for child in Mirror(reflecting: node).children {
+            guard let key = child.label else { continue }
+            let value = child.value
+            if value is String || value is Bool || value is Int || value is Int64 || value is Double
+                || value is [String] || value is [String: String] {
+                out["RECEIPTD_" + (path + [key]).map(upperSnake).joined(separator: "_")] = (path + [key], value)
+            } else {
+                collectLeaves(of: value, path: path + [key], into: &out)
+            }
+        }
+    }
+
+    static func upperSnake(_ camel: String) -> String {
+        var out = ""
+        for ch in camel {
+            if ch.isUppercase, !out.isEmpty { out += "_" }
+            out += ch.uppercased()
+        }
+        return out
+    }
+
+    private static func setValue(_ value: Any, at path: [String], in tree: inout [String: Any]) {
+        guard let first = path.first else { return }
+        if path.count == 1 { tree[first] = value; return }
+        var sub = tree[first] as? [String: Any] ?? [:]
+        setValue(value, at: Array(path.dropFirst()), in: &sub)
+        tree[first] = sub
+    }
+}

@@ -1,0 +1,81 @@
+/// Everything a receiptd process can be configured with, in one tree.
+///
+/// The defaults below are the embedded-broker defaults; `Config/receiptd.json` spells the whole tree
+/// out, a deployment overlays a file of its own (`--config`), and `RECEIPTD_*` environment variables
+/// override single keys (see ``ConfigLoader``). Secrets are never values here: only paths to files.
+struct WorkerConfiguration: Codable, Sendable, Equatable {
+    struct Kafka: Codable, Sendable, Equatable {
+        /// Comma-separated `host:port` list.
+        var bootstrapServers = "127.0.0.1:9092"
+        /// Prefix of every client id (`<clientId>-<stage>`).
+        var clientId = "receiptd"
+        /// Raw librdkafka properties passed through unchanged (SASL, SSL, tuning).
+        var properties: [String: String] = [:]
+    }
+
+    struct TopicSettings: Codable, Sendable, Equatable {
+        var submitted = "receipts.submitted"
+        var ingested = "receipts.ingested"
+        var verified = "receipts.verified"
+        var entitlements = "entitlements.changed"
+        var rejected = "receipts.rejected"
+        var outcomes = "receipts.outcomes"
+        var deadLetter = "receipts.dead-letter"
+        /// Partitions per topic when receiptd creates them (the embedded broker keeps only ~5 MiB
+        /// per partition, so more partitions mean more retained backlog).
+        var partitions = 32
+        var replicationFactor = 1
+        /// Create missing topics at start-up.
+        var create = true
+    }
+
+    struct Groups: Codable, Sendable, Equatable {
+        var ingest = "receiptd-ingest"
+        var verify = "receiptd-verify"
+        var fulfil = "receiptd-fulfil"
+    }
+
+    struct Runner: Codable, Sendable, Equatable {
+        /// Records processed concurrently per worker (per-key order is kept).
+        var maxInFlight = 256
+        /// A record whose processing takes longer is treated as a transient failure.
+        var recordTimeoutSeconds = 30.0
+        /// How long SIGTERM waits for in-flight work before abandoning it (it is then re-delivered).
+        var shutdownGraceSeconds = 20.0
+    }
+
+    struct Ingest: Codable, Sendable, Equatable {
+        /// Larger records are rejected with `record-too-large`.
+        var maxRecordBytes = 262_144
+    }
+
+    struct Verify: Codable, Sendable, Equatable {
+        /// PEM/DER files of trust anchors; empty means the bundled Apple Root CA - G3.
+        var trustRoots: [String] = []
+        /// Accepted bundle ids (exact match); empty accepts any.
+        var bundleIds: [String] = []
+        /// Checked on Production data when set.
+        var appAppleId: Int64 = 0
+        /// `production`, `sandbox` or `any`.
+        var environment = "any"
+    }
+
+    struct Fulfil: Codable, Sendable, Equatable {
+        /// The product catalogue (product id -> type and entitlement).
+        var catalogue = "Config/catalogue.json"
+    }
+
+    struct Log: Codable, Sendable, Equatable {
+        /// `trace` ... `critical`.
+        var level = "info"
+    }
+
+    var kafka = Kafka()
+    var topics = TopicSettings()
+    var groups = Groups()
+    var runner = Runner()
+    var ingest = Ingest()
+    var verify = Verify()
+    var fulfil = Fulfil()
+    var log = Log()
+}

@@ -1,0 +1,186 @@
+import AppStore
+import Foundation
+
+/// Produces a reproducible stream of `receipt-submitted/v1` records shaped like real traffic:
+/// genuine signed transactions for the demo catalogue (first purchases, renewals, refunds,
+/// expired subscriptions, consumables), re-submissions of the same transaction, forgeries
+/// (untrusted chain, tampered payload, foreign bundle id), malformed records, and kinds the
+/// verifier does not handle yet. Each record says what the pipeline must conclude from it, so
+/// the demo can check the outcome instead of merely counting.
+struct SubmissionGenerator {
+    /// What a correct pipeline does with a submission.
+    enum Expectation: Sendable, Equatable {
+        /// One entitlement change with this action.
+        case entitlement(action: String)
+        /// A rejection with this reason code.
+        case rejected(reason: String)
+        /// A duplicate of an earlier transaction: suppressed by fulfil.
+        case duplicate
+    }
+
+    struct Submission: Sendable {
+        var submissionId: String
+        /// The record key: the owner key `bundleId/userId`, as the contract recommends, so one
+        /// owner's submissions stay in order.
+        var key: String
+        var value: [UInt8]
+        var expectation: Expectation
+    }
+
+    static let bundleId = "com.demo.game"
+    static let subscriptions = ["com.demo.monthly.sub": 1, "com.demo.quarterly.sub": 3, "com.demo.yearly.sub": 12]
+    static let nonRenewing = ["com.demo.onetime.monthly", "com.demo.onetime.quarterly", "com.demo.onetime.yearly"]
+
+    private let signer: JWSSigner
+    private let forger: JWSSigner
+    private var random: SeededRandom
+    private let now: Date
+    private var nextTransaction: Int64 = 2_000_000_100_000_000
+    private var issued: [(jws: String, userId: String)] = []
+    private var counter = 0
+    private let runId: String
+
+    /// - Parameters:
+    ///   - signer: signs with the PKI the verifier trusts for the run.
+    ///   - forger: signs with a look-alike PKI the verifier does not trust.
+    ///   - seed: makes the stream reproducible.
+    ///   - now: the instant transactions are signed at.
+    init(signer: JWSSigner, forger: JWSSigner, seed: UInt64, now: Date = Date()) {
+        self.signer = signer
+        self.forger = forger
+        self.random = SeededRandom(seed: seed)
+        self.now = now
+        self.runId = String(seed, radix: 36)
+    }
+
+    /// The next submission.
+    mutating func next() throws -> Submission {
+        counter += 1
+        let submissionId = "demo-\(runId)-\(counter)"
+        let userId = "player-\(Int.random(in: 1...max(50, counter / 3), using: &random))"
+        let roll = Int.random(in: 0..<100, using: &random)
+        switch roll {
+        case 0..<62:
+            let (transaction, action) = genuineTransaction()
+            let jws = try signer.sign(payload: transaction.payload())
+            issued.append((jws, userId))
+            return Submission(submissionId: submissionId, key: Self.bundleId + "/" + userId, value: record(submissionId, userId, "signedTransaction", jws),
+                              expectation: .entitlement(action: action))
+        case 62..<74 where !issued.isEmpty:
+            // The same signed transaction submitted again (client retry, restored purchase).
+            let earlier = issued[Int.random(in: 0..<issued.count, using: &random)]
+            return Submission(submissionId: submissionId, key: Self.bundleId + "/" + earlier.userId, value: record(submissionId, earlier.userId, "signedTransaction", earlier.jws),
+                              expectation: .duplicate)
+        case 74..<80:
+            let (transaction, _) = genuineTransaction()
+            let jws = try forger.sign(payload: transaction.payload())
+            return Submission(submissionId: submissionId, key: Self.bundleId + "/" + userId, value: record(submissionId, userId, "signedTransaction", jws),
+                              expectation: .rejected(reason: "untrusted-root"))
+        case 80..<84:
+            let (transaction, _) = genuineTransaction()
+            let jws = Self.tamper(try signer.sign(payload: transaction.payload()))
+            return Submission(submissionId: submissionId, key: Self.bundleId + "/" + userId, value: record(submissionId, userId, "signedTransaction", jws),
+                              expectation: .rejected(reason: "invalid-signature"))
+        case 84..<87:
+            var (transaction, _) = genuineTransaction()
+            transaction.bundleId = "com.other.app"
+            let jws = try signer.sign(payload: transaction.payload())
+            return Submission(submissionId: submissionId, key: Self.bundleId + "/" + userId, value: record(submissionId, userId, "signedTransaction", jws),
+                              expectation: .rejected(reason: "bundle-id-mismatch"))
+        case 87..<94:
+            let (value, reason) = malformed(submissionId, userId)
+            return Submission(submissionId: submissionId, key: Self.bundleId + "/" + userId, value: value, expectation: .rejected(reason: reason))
+        default:
+            // Kinds the verify stage answers with unsupported-kind until the verification issue lands.
+            let kinds: [(String, String)] = [("transactionId", String(nextTransaction + 17)),
+                                             ("appReceipt", "MIIT" + String(repeating: "QUJD", count: 40))]
+            let (kind, payload) = kinds[Int.random(in: 0..<kinds.count, using: &random)]
+            return Submission(submissionId: submissionId, key: Self.bundleId + "/" + userId, value: record(submissionId, userId, kind, payload),
+                              expectation: .rejected(reason: "unsupported-kind"))
+        }
+    }
+
+    /// The next submission, always a genuine, first-time signed transaction (benchmarks).
+    mutating func nextGenuine() throws -> Submission {
+        counter += 1
+        let submissionId = "bench-\(runId)-\(counter)"
+        let userId = "player-\(counter)"
+        let (transaction, action) = genuineTransaction()
+        let jws = try signer.sign(payload: transaction.payload())
+        return Submission(submissionId: submissionId, key: Self.bundleId + "/" + userId,
+                          value: record(submissionId, userId, "signedTransaction", jws), expectation: .entitlement(action: action))
+    }
+
+    /// A genuine transaction of the demo catalogue and the action fulfil must take for it.
+    private mutating func genuineTransaction() -> (SampleTransaction, String) {
+        nextTransaction += Int64.random(in: 1...9, using: &random)
+        let id = String(nextTransaction)
+        let day: TimeInterval = 86_400
+        let purchase = now.addingTimeInterval(-Double(Int.random(in: 0...20, using: &random)) * day)
+        let style = Int.random(in: 0..<100, using: &random)
+        if style < 45 {
+            let (product, months) = Self.subscriptions.sorted { $0.key < $1.key }[Int.random(in: 0..<3, using: &random)]
+            var tx = SampleTransaction(transactionId: id, originalTransactionId: id, bundleId: Self.bundleId,
+                                       productId: product, type: "Auto-Renewable Subscription", purchaseDate: purchase,
+                                       expiresDate: purchase.addingTimeInterval(Double(months) * 30 * day), signedDate: now)
+            var action = "grant"
+            if style < 12 {
+                tx.originalTransactionId = String(nextTransaction - 1_000_000)
+                action = "renew"
+            } else if style < 16 {
+                tx.expiresDate = now.addingTimeInterval(-day)
+                tx.purchaseDate = now.addingTimeInterval(-Double(months) * 31 * day)
+                action = "expire"
+            } else if style < 20 {
+                tx.revocationDate = now.addingTimeInterval(-3600)
+                action = "revoke"
+            }
+            return (tx, action)
+        } else if style < 70 {
+            let product = Self.nonRenewing[Int.random(in: 0..<3, using: &random)]
+            return (SampleTransaction(transactionId: id, originalTransactionId: id, bundleId: Self.bundleId, productId: product,
+                                      type: "Non-Renewing Subscription", purchaseDate: purchase, signedDate: now), "grant")
+        } else if style < 90 {
+            var tx = SampleTransaction(transactionId: id, originalTransactionId: id, bundleId: Self.bundleId,
+                                       productId: "com.demo.coins.100", type: "Consumable", purchaseDate: purchase, signedDate: now)
+            tx.quantity = Int.random(in: 1...3, using: &random)
+            return (tx, "grant")
+        } else {
+            return (SampleTransaction(transactionId: id, originalTransactionId: id, bundleId: Self.bundleId,
+                                      productId: "com.demo.unlock.pro", type: "Non-Consumable", purchaseDate: purchase,
+                                      signedDate: now), "grant")
+        }
+    }
+
+    /// A record ingest must reject, with the reason it must give.
+    private mutating func malformed(_ submissionId: String, _ userId: String) -> ([UInt8], String) {
+        switch Int.random(in: 0..<5, using: &random) {
+        case 0: return (Array("{\"schema\":\"receipt-submitted/v1\",".utf8), "invalid-json")
+        case 1: return (Array("not json at all".utf8), "invalid-json")
+        case 2:
+            return (Array(#"{"schema":"receipt-submitted/v1","submissionId":"\#(submissionId)","bundleId":"\#(Self.bundleId)","kind":"signedTransaction","payload":"a.b.c"}"#.utf8),
+                    "missing-field")
+        case 3: return (record(submissionId, userId, "signedTransaction", "not-a-jws"), "malformed-payload")
+        default: return (record(submissionId, userId, "playStoreToken", "abc"), "unsupported-kind")
+        }
+    }
+
+    private func record(_ submissionId: String, _ userId: String, _ kind: String, _ payload: String) -> [UInt8] {
+        let object: [String: Any] = [
+            "schema": "receipt-submitted/v1", "submissionId": submissionId, "userId": userId,
+            "bundleId": Self.bundleId, "kind": kind, "payload": payload,
+            "submittedAt": "2026-11-30T06:00:00Z",
+        ]
+        return Array(try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+    }
+
+    /// Flips one character in the middle of the payload segment so the signature no longer matches.
+    static func tamper(_ jws: String) -> String {
+        var parts = jws.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        var payload = Array(parts[1])
+        let i = payload.count / 2
+        payload[i] = payload[i] == "A" ? "B" : "A"
+        parts[1] = String(payload)
+        return parts.joined(separator: ".")
+    }
+}

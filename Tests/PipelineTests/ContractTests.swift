@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+@testable import Pipeline
+
+@Suite struct ContractTests {
+    private func json(_ value: some Encodable) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(try ContractCoding.encode(value))) as! [String: Any]
+    }
+
+    @Test func timestampsAreRFC3339WithMillisecondsOnlyWhenNeeded() {
+        #expect(ContractCoding.timestamp(Fixtures.now) == "2026-11-30T06:00:00Z")
+        let withMillis = ContractCoding.date(from: "2026-11-30T06:00:00.123Z")!
+        #expect(ContractCoding.timestamp(withMillis) == "2026-11-30T06:00:00.123Z")
+        let small = ContractCoding.date(from: "2026-11-30T06:00:00.007Z")!
+        #expect(ContractCoding.timestamp(small) == "2026-11-30T06:00:00.007Z")
+        #expect(RecordHeaders.timestamp(Fixtures.now) == "2026-11-30T06:00:00.000Z")
+    }
+
+    @Test func ingestedSubmissionRoundTripsWithDocumentedFields() throws {
+        let message = Fixtures.ingested()
+        let object = try json(message)
+        #expect(Set(object.keys) == ["schema", "submissionId", "bundleId", "userId", "kind", "payload", "payloadSHA256",
+                                     "submittedAt", "ingestedAt"])
+        #expect(object["schema"] as? String == "receipt-ingested/v1")
+        #expect(object["ingestedAt"] as? String == "2026-11-30T06:00:00Z")
+        let decoded = try ContractCoding.decode(IngestedSubmission.self, from: try ContractCoding.encode(message))
+        #expect(decoded == message)
+    }
+
+    @Test func verifiedTransactionWritesExplicitNulls() throws {
+        let message = Fixtures.verified(Fixtures.transaction(productId: "com.demo.unlock.pro", type: .nonConsumable,
+                                                             expires: nil))
+        let object = try json(message)
+        #expect(object["schema"] as? String == "receipt-verified/v1")
+        let transaction = object["transaction"] as! [String: Any]
+        #expect(transaction["expiresDate"] is NSNull)
+        #expect(transaction["revocationDate"] is NSNull)
+        #expect(transaction["appAccountToken"] is NSNull)
+        #expect(transaction["type"] as? String == "Non-Consumable")
+        #expect(transaction["purchaseDate"] as? String == "2026-11-30T05:00:00Z")
+        #expect(message.recordKey == "1001")
+        let decoded = try ContractCoding.decode(ReceiptVerified.self, from: try ContractCoding.encode(message))
+        #expect(decoded == message)
+    }
+
+    @Test func verifiedTransactionKeepsUnknownAppleTypesRaw() throws {
+        var transaction = Fixtures.transaction()
+        transaction.type = "Some Future Type"
+        let decoded = try ContractCoding.decode(VerifiedTransaction.self, from: try ContractCoding.encode(transaction))
+        #expect(decoded.type == "Some Future Type")
+        #expect(decoded.productType == nil)
+    }
+
+    @Test func wrongSchemaFailsToDecode() throws {
+        var object = try json(Fixtures.ingested())
+        object["schema"] = "receipt-ingested/v9"
+        let bytes = Array(try JSONSerialization.data(withJSONObject: object))
+        #expect(throws: DecodingError.self) { try ContractCoding.decode(IngestedSubmission.self, from: bytes) }
+    }
+
+    @Test func entitlementChangedFieldsAndDeterministicEventId() throws {
+        let change = EntitlementChanged(action: .grant, bundleId: "com.example.game", userId: "u", entitlement: "premium",
+                                        productId: "p", productType: .autoRenewable, transactionId: "1001",
+                                        originalTransactionId: "1001", quantity: nil, validUntil: nil,
+                                        effectiveAt: Fixtures.now, environment: "Sandbox", submissionId: "s",
+                                        signedDate: nil)
+        #expect(change.eventId == SHA256.hexDigest("1001|grant"))
+        #expect(change.eventId == EntitlementChanged.eventId(transactionId: "1001", action: .grant))
+        #expect(change.eventId != EntitlementChanged.eventId(transactionId: "1001", action: .revoke))
+        let object = try json(change)
+        #expect(Set(object.keys) == ["schema", "eventId", "action", "bundleId", "userId", "entitlement", "productId",
+                                     "productType", "transactionId", "originalTransactionId", "quantity", "validUntil",
+                                     "effectiveAt", "environment", "submissionId", "signedDate"])
+        #expect(object["validUntil"] is NSNull)
+        #expect(object["productType"] as? String == "autoRenewable")
+        #expect(change.recordKey == "com.example.game/u")
+        #expect(try ContractCoding.decode(EntitlementChanged.self, from: try ContractCoding.encode(change)) == change)
+    }
+
+    @Test func rejectionKeepsUTF8OriginalAndBoundsIt() throws {
+        let original = Array("héllo wörld".utf8)
+        let full = ReceiptRejected(stage: .ingest, reason: .invalidJSON, detail: "d", subject: .unknown,
+                                   rejectedAt: Fixtures.now, originalValue: original)
+        #expect(full.original == "héllo wörld")
+        #expect(full.originalEncoding == .utf8)
+        #expect(!full.originalTruncated)
+        // Cutting at byte 2 would split "é": the cut steps back to a character boundary.
+        let cut = ReceiptRejected(stage: .ingest, reason: .invalidJSON, detail: "d", subject: .unknown,
+                                  rejectedAt: Fixtures.now, originalValue: original, maxOriginalBytes: 2)
+        #expect(cut.original == "h")
+        #expect(cut.originalTruncated)
+        let object = try json(full)
+        #expect(object["schema"] as? String == "receipt-rejected/v1")
+        #expect(object["submissionId"] is NSNull)
+    }
+
+    @Test func rejectionUsesBase64ForBinaryOriginals() {
+        let binary: [UInt8] = [0xFF, 0x00, 0xFE, 0x01]
+        let rejection = ReceiptRejected(stage: .ingest, reason: .invalidUTF8, detail: "d", subject: .unknown,
+                                        rejectedAt: Fixtures.now, originalValue: binary)
+        #expect(rejection.originalEncoding == .base64)
+        #expect(Data(base64Encoded: rejection.original).map(Array.init) == binary)
+    }
+
+    @Test func outcomeContract() throws {
+        let outcome = ReceiptOutcome(submissionId: "s", stage: .fulfil, outcome: .duplicateSuppressed,
+                                     transactionId: "1001", at: Fixtures.now)
+        let object = try json(outcome)
+        #expect(object["schema"] as? String == "receipt-outcome/v1")
+        #expect(object["outcome"] as? String == "duplicate-suppressed")
+        #expect(object["at"] as? String == "2026-11-30T06:00:00Z")
+    }
+
+    @Test func ownerKeyIsUnambiguous() {
+        let key = OwnerKey(bundleId: "com.a.b", userId: "x/y/z")
+        #expect(key.encoded == "com.a.b/x/y/z")
+        #expect(OwnerKey(encoded: key.encoded) == key)
+        #expect(OwnerKey(encoded: "no-slash") == nil)
+    }
+
+    @Test func topicDefaultsAndRetryTiers() throws {
+        let topics = Topics()
+        #expect(topics.submitted == "receipts.submitted")
+        #expect(topics.ingested == "receipts.ingested")
+        #expect(topics.verified == "receipts.verified")
+        #expect(topics.entitlementsChanged == "entitlements.changed")
+        #expect(topics.rejected == "receipts.rejected")
+        #expect(topics.outcomes == "receipts.outcomes")
+        #expect(topics.deadLetter == "receipts.dead-letter")
+        #expect(topics.retry(of: .verify, tier: 1) == "receipts.ingested.retry.1")
+        #expect(topics.retry(of: .fulfil, tier: 3) == "receipts.verified.retry.3")
+        try topics.validate()
+    }
+
+    @Test func topicsDecodePartiallyAndValidate() throws {
+        let topics = try ContractCoding.decode(Topics.self, from: Array(#"{"rejected":"x.rejected"}"#.utf8))
+        #expect(topics.rejected == "x.rejected")
+        #expect(topics.submitted == "receipts.submitted")
+        #expect(throws: PipelineConfigurationError.self) { try Topics(rejected: "bad topic!").validate() }
+        #expect(throws: PipelineConfigurationError.self) { try Topics(outcomes: "receipts.rejected").validate() }
+    }
+
+    @Test func attemptHeaderParsing() {
+        #expect(RecordHeaders.attempt(in: []) == 1)
+        #expect(RecordHeaders.attempt(in: [RecordHeader(key: RecordHeaders.attempt, text: "3")]) == 3)
+        #expect(RecordHeaders.attempt(in: [RecordHeader(key: RecordHeaders.attempt, text: "zero")]) == 1)
+    }
+}

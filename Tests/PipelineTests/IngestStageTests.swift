@@ -1,0 +1,183 @@
+import Foundation
+import Testing
+@testable import Pipeline
+
+@Suite struct IngestStageTests {
+    let stage = IngestStage()
+
+    private func rejection(_ bytes: [UInt8], stage: IngestStage = IngestStage()) -> Rejection? {
+        if case .failure(let rejection) = stage.ingest(bytes, now: Fixtures.now) { return rejection }
+        return nil
+    }
+
+    private func accepted(_ bytes: [UInt8]) throws -> IngestedSubmission {
+        try stage.ingest(bytes, now: Fixtures.now).get()
+    }
+
+    // MARK: accepted kinds
+
+    @Test(arguments: [SubmissionKind.signedTransaction, .signedRenewalInfo, .serverNotification])
+    func jwsKindsAreAccepted(kind: SubmissionKind) throws {
+        let submission = try accepted(Fixtures.submission(["kind": kind.rawValue]))
+        #expect(submission.kind == kind)
+        #expect(submission.payload == Fixtures.jws)
+        #expect(submission.schema == "receipt-ingested/v1")
+        #expect(submission.payloadSHA256 == SHA256.hexDigest(Fixtures.jws))
+        #expect(submission.ingestedAt == Fixtures.now)
+        #expect(submission.submittedAt == Fixtures.date(Fixtures.submittedAt))
+        #expect(submission.recordKey == "com.example.game/user-1")
+    }
+
+    @Test func appReceiptIsAccepted() throws {
+        let receipt = Data((0..<90).map { UInt8($0) }).base64EncodedString()
+        let submission = try accepted(Fixtures.submission(["kind": "appReceipt", "payload": receipt]))
+        #expect(submission.kind == .appReceipt)
+        #expect(submission.payload == receipt)
+    }
+
+    @Test func transactionIdIsAccepted() throws {
+        let submission = try accepted(Fixtures.submission(["kind": "transactionId", "payload": " 2000000123456789\n"]))
+        #expect(submission.payload == "2000000123456789")
+    }
+
+    @Test func appReceiptWhitespaceAndLineBreaksAreRemoved() throws {
+        let receipt = Data((0..<200).map { UInt8(truncatingIfNeeded: $0 * 7) }).base64EncodedString()
+        var wrapped = ""
+        for (index, character) in receipt.enumerated() {
+            if index > 0 && index % 64 == 0 { wrapped += "\r\n" }
+            if index % 10 == 5 { wrapped += " \t" }
+            wrapped.append(character)
+        }
+        let submission = try accepted(Fixtures.submission(["kind": "appReceipt", "payload": "\n  " + wrapped + "\n"]))
+        #expect(submission.payload == receipt)
+        #expect(submission.payloadSHA256 == SHA256.hexDigest(receipt))
+    }
+
+    @Test func appReceiptMissingPaddingIsCompleted() throws {
+        let receipt = Data([1, 2, 3, 4]).base64EncodedString()  // "AQIDBA=="
+        let submission = try accepted(Fixtures.submission(["kind": "appReceipt", "payload": "AQIDBA"]))
+        #expect(submission.payload == receipt)
+    }
+
+    @Test func unknownExtraFieldsAreIgnored() throws {
+        _ = try accepted(Fixtures.submission(["clientVersion": "1.2.3", "extra": ["nested": true]]))
+    }
+
+    @Test func userIdMayContainSlashAndUnicode() throws {
+        let submission = try accepted(Fixtures.submission(["userId": "team/ü-42"]))
+        #expect(submission.recordKey == "com.example.game/team/ü-42")
+        #expect(OwnerKey(encoded: submission.recordKey) == OwnerKey(bundleId: "com.example.game", userId: "team/ü-42"))
+    }
+
+    @Test func processEmitsOneIngestedSubmission() async throws {
+        let result = try await stage.process(Fixtures.submission(), context: Fixtures.context())
+        guard case .emit(let outputs) = result else { Issue.record("expected emit, got \(result)"); return }
+        #expect(outputs.count == 1)
+        #expect(outputs[0].submissionId == "sub-1")
+    }
+
+    // MARK: one test per rejection class
+
+    @Test func recordTooLarge() {
+        let small = IngestStage(configuration: IngestConfiguration(maxRecordBytes: 100))
+        #expect(rejection(Fixtures.submission(), stage: small)?.reason == .recordTooLarge)
+        #expect(rejection([UInt8](repeating: 0x20, count: 256 * 1024 + 1))?.reason == .recordTooLarge)
+    }
+
+    @Test func invalidUTF8() {
+        #expect(rejection([0x7B, 0xFF, 0xFE, 0x7D])?.reason == .invalidUTF8)
+    }
+
+    @Test(arguments: ["", "not json", "{\"schema\":", "[1,2,3]", "\"a string\"", "42"])
+    func invalidJSON(text: String) {
+        #expect(rejection(Array(text.utf8))?.reason == .invalidJSON)
+    }
+
+    @Test(arguments: ["<absent>", "receipt-submitted/v2", "<number>", "receipt-ingested/v1"])
+    func unsupportedSchema(schema: String) {
+        let value: Any? = switch schema {
+        case "<absent>": nil
+        case "<number>": 1
+        default: schema
+        }
+        let result = rejection(Fixtures.submission(["schema": value]))
+        #expect(result?.reason == .unsupportedSchema)
+    }
+
+    @Test(arguments: ["submissionId", "userId", "bundleId", "kind", "payload", "submittedAt"])
+    func missingField(name: String) {
+        #expect(rejection(Fixtures.submission([name: nil]))?.reason == .missingField)
+        #expect(rejection(Fixtures.submission([name: NSNull()]))?.reason == .missingField)
+        #expect(rejection(Fixtures.submission([name: "   "]))?.reason == .missingField)
+    }
+
+    @Test(arguments: [
+        ("submissionId", "has space"), ("submissionId", "a/b"), ("bundleId", "com..example"),
+        ("bundleId", "com.example/game"), ("bundleId", ".com.example"), ("bundleId", "com.exämple"),
+        ("userId", "bad\u{0007}user"),
+    ])
+    func invalidFieldCharacters(name: String, value: String) {
+        let result = rejection(Fixtures.submission([name: value]))
+        #expect(result?.reason == .invalidField, "\(name)=\(value)")
+    }
+
+    @Test(arguments: ["submissionId", "userId", "bundleId", "kind", "payload", "submittedAt"])
+    func fieldOfWrongJSONType(name: String) {
+        #expect(rejection(Fixtures.submission([name: 12345]))?.reason == .invalidField)
+    }
+
+    @Test func fieldTooLong() {
+        #expect(rejection(Fixtures.submission(["submissionId": String(repeating: "a", count: 129)]))?.reason == .fieldTooLong)
+        #expect(rejection(Fixtures.submission(["userId": String(repeating: "ü", count: 129)]))?.reason == .fieldTooLong)
+        #expect(rejection(Fixtures.submission(["bundleId": String(repeating: "a", count: 156)]))?.reason == .fieldTooLong)
+        #expect(rejection(Fixtures.submission(["submissionId": String(repeating: "a", count: 128)])) == nil)
+    }
+
+    @Test func unsupportedKind() {
+        let result = rejection(Fixtures.submission(["kind": "playStoreToken"]))
+        #expect(result?.reason == .unsupportedKind)
+        #expect(result?.subject.kind == "playStoreToken")
+        #expect(result?.subject.submissionId == "sub-1")
+    }
+
+    @Test(arguments: ["yesterday", "2026-11-30", "2026-13-01T00:00:00Z", "2026-11-30T06:00:00"])
+    func invalidTimestamp(value: String) {
+        #expect(rejection(Fixtures.submission(["submittedAt": value]))?.reason == .invalidTimestamp)
+    }
+
+    @Test(arguments: [
+        "onlyone", "two.segments", "a.b.c.d", "a..c", "a.b.c=", "a.b+c.d", Fixtures.base64URL("not json") + ".bbbb.cccc",
+    ])
+    func malformedJWS(payload: String) {
+        let result = rejection(Fixtures.submission(["payload": payload]))
+        #expect(result?.reason == .malformedPayload, "\(payload)")
+        #expect(result?.subject.payloadSHA256 == SHA256.hexDigest(payload))
+    }
+
+    @Test(arguments: ["not base64!", "AQID-BA==", "AQIDB", "AQ===", "A=B="])
+    func malformedAppReceipt(payload: String) {
+        #expect(rejection(Fixtures.submission(["kind": "appReceipt", "payload": payload]))?.reason == .malformedPayload)
+    }
+
+    @Test(arguments: ["12a45", "-1", "1.5", String(repeating: "9", count: 33)])
+    func malformedTransactionId(payload: String) {
+        #expect(rejection(Fixtures.submission(["kind": "transactionId", "payload": payload]))?.reason == .malformedPayload)
+    }
+
+    @Test func rejectionCarriesWhatWasKnown() {
+        let result = rejection(Fixtures.submission(["userId": "bad\u{0001}"]))
+        #expect(result?.subject.submissionId == "sub-1")
+        #expect(result?.subject.bundleId == "com.example.game")
+        #expect(result?.subject.userId == nil)
+    }
+
+    @Test func processReturnsRejectionWithReasonAndSubject() async throws {
+        let result = try await stage.process(Fixtures.submission(["kind": "nope"]), context: Fixtures.context())
+        guard case .reject(let reason, let detail, let subject) = result else {
+            Issue.record("expected reject, got \(result)"); return
+        }
+        #expect(reason == .unsupportedKind)
+        #expect(detail.contains("nope"))
+        #expect(subject.submissionId == "sub-1")
+    }
+}

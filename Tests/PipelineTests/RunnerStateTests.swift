@@ -1,0 +1,72 @@
+import Testing
+@testable import Pipeline
+
+@Suite struct PartitionProgressTests {
+    @Test func watermarkAdvancesOnlyOverContiguousDoneRecords() {
+        var progress = PartitionProgress()
+        for offset: Int64 in [10, 11, 13, 20] { progress.admit(offset) }  // gaps are fine
+        let r1 = progress.complete(13)
+        #expect(!r1)
+        #expect(progress.watermark == nil)
+        let r2 = progress.complete(10)
+        #expect(r2)
+        #expect(progress.watermark == 10)
+        let r3 = progress.complete(11)
+        #expect(r3)
+        #expect(progress.watermark == 13)
+        #expect(progress.outstanding == 1)
+        let r4 = progress.complete(20)
+        #expect(r4)
+        #expect(progress.watermark == 20)
+    }
+
+    @Test func storesAreSerialisedAndNeverGoBackwards() {
+        var progress = PartitionProgress()
+        for offset: Int64 in 0..<5 { progress.admit(offset) }
+        _ = progress.complete(0)
+        let r5 = progress.nextStore()
+        #expect(r5 == 0)
+        _ = progress.complete(1)
+        _ = progress.complete(2)
+        let r6 = progress.nextStore()
+        #expect(r6 == nil)  // one store in flight
+        let r7 = progress.storeFinished(success: true)
+        #expect(r7 == 2)  // the newer watermark follows
+        let r8 = progress.storeFinished(success: false)
+        #expect(r8 == nil)  // a failure waits for a retry
+        #expect(progress.stored == 0)
+        let r9 = progress.nextStore()
+        #expect(r9 == 2)
+        let r10 = progress.storeFinished(success: true)
+        #expect(r10 == nil)
+        #expect(progress.stored == 2)
+    }
+}
+
+@Suite struct PauseTrackerTests {
+    let p0 = TopicPartition(topic: "t", partition: 0)
+    let p1 = TopicPartition(topic: "t", partition: 1)
+
+    @Test func oneExchangeAtATimeAndTheLatestWishWins() {
+        var tracker = PauseTracker()
+        let r11 = tracker.set([p0, p1])
+        #expect(r11 == PauseTracker.Change(pause: [p0, p1], resume: []))
+        let r12 = tracker.set([])
+        #expect(r12 == nil)  // in flight: deferred
+        #expect(!tracker.isSettled)
+        let r13 = tracker.finished()
+        #expect(r13 == PauseTracker.Change(pause: [], resume: [p0, p1]))
+        let r14 = tracker.finished()
+        #expect(r14 == nil)
+        #expect(tracker.isSettled)
+    }
+
+    @Test func forgettingRevokedPartitions() {
+        var tracker = PauseTracker()
+        _ = tracker.set([p0, p1])
+        _ = tracker.finished()
+        tracker.forget([p0])
+        let r15 = tracker.set([])
+        #expect(r15 == PauseTracker.Change(pause: [], resume: [p1]))
+    }
+}
