@@ -35,10 +35,27 @@ public enum RecordHeaders {
     /// On a retry record: the earliest instant the tier consumer should process it (RFC 3339).
     public static let notBefore = "receiptd-not-before"
 
+    /// On rejections and outcomes: the topic of the input record the verdict is about, so a
+    /// verdict can be traced to its record even when the input was too malformed to name its
+    /// `submissionId`.
+    public static let sourceTopic = "receiptd-source-topic"
+    /// On rejections and outcomes: the input record's partition (decimal).
+    public static let sourcePartition = "receiptd-source-partition"
+    /// On rejections and outcomes: the input record's offset (decimal).
+    public static let sourceOffset = "receiptd-source-offset"
+
+    /// The source headers describing `record` (topic, partition, offset) plus the stage.
+    static func source(of record: InboundRecord, stage: StageName) -> [RecordHeader] {
+        [RecordHeader(key: sourceTopic, text: record.topic),
+         RecordHeader(key: sourcePartition, text: String(record.partition)),
+         RecordHeader(key: sourceOffset, text: String(record.offset)),
+         RecordHeader(key: Self.stage, text: stage.rawValue)]
+    }
+
     /// All provenance header names (the ones the runner rewrites).
     public static let all: [String] = [
         originalTopic, originalPartition, originalOffset, originalTimestamp, stage, attempt,
-        firstFailedAt, lastFailedAt, reason, error, notBefore,
+        firstFailedAt, lastFailedAt, reason, error, notBefore, sourceTopic, sourcePartition, sourceOffset,
     ]
 
     /// The attempt number carried by `headers` (1 when absent or malformed).

@@ -6,8 +6,8 @@ import Foundation
 /// | route | topic | key | value | headers |
 /// |---|---|---|---|---|
 /// | emit | the output's ``OutputTopic`` | the output's ``OutboundMessage/recordKey`` | the output as JSON | none |
-/// | reject | ``Topics/rejected`` | input key | `receipt-rejected/v1` | none |
-/// | done | ``Topics/outcomes`` | input key | `receipt-outcome/v1` | none |
+/// | reject | ``Topics/rejected`` | input key | `receipt-rejected/v1` | source (input topic, partition, offset) + stage |
+/// | done | ``Topics/outcomes`` | input key | `receipt-outcome/v1` | source + stage |
 /// | dead letter | ``Topics/deadLetter`` | input key | input value, byte for byte | input headers + provenance |
 /// | retry | `<input>.retry.<tier>` | input key | input value, byte for byte | provenance, attempt + 1, not-before |
 struct RecordRouter: Sendable {
@@ -36,14 +36,16 @@ struct RecordRouter: Sendable {
                 now: Date) throws -> OutboundRecord {
         let rejection = ReceiptRejected(stage: stage, reason: reason, detail: detail, subject: subject, rejectedAt: now,
                                         originalValue: record.value, maxOriginalBytes: maxOriginalBytes)
-        return OutboundRecord(topic: topics.rejected, key: record.key, value: try ContractCoding.encode(rejection))
+        return OutboundRecord(topic: topics.rejected, key: record.key, value: try ContractCoding.encode(rejection),
+                              headers: RecordHeaders.source(of: record, stage: stage))
     }
 
     func outcome(_ record: InboundRecord, outcome: OutcomeCode, subject: SubmissionSubject,
                  now: Date) throws -> OutboundRecord {
         let value = ReceiptOutcome(submissionId: subject.submissionId, stage: stage, outcome: outcome,
                                    transactionId: subject.transactionId, at: now)
-        return OutboundRecord(topic: topics.outcomes, key: record.key, value: try ContractCoding.encode(value))
+        return OutboundRecord(topic: topics.outcomes, key: record.key, value: try ContractCoding.encode(value),
+                              headers: RecordHeaders.source(of: record, stage: stage))
     }
 
     func deadLetter(_ record: InboundRecord, reason: ReasonCode, error: String, attempt: Int,

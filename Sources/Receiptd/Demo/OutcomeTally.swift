@@ -21,6 +21,20 @@ final class OutcomeTally: Sendable {
         var eventIds: [String: Int] = [:]
         /// Grants/renewals per transaction id (more than one means a double grant).
         var grantsPerTransaction: [String: Int] = [:]
+        /// Where each published submission landed (`topic/partition/offset` -> submissionId).
+        var origins: [String: String] = [:]
+        /// Verdicts on records too malformed to name their submission, by source position.
+        var unattributed: [String: String] = [:]
+
+        /// Records `verdict` for the submission `submissionId`, or for the input at `source`.
+        mutating func settle(submissionId: String?, source: String?, verdict: String) {
+            if let id = submissionId ?? source.flatMap({ origins[$0] }) {
+                verdicts[id] = verdict
+                accounted.insert(id)
+            } else if let source {
+                unattributed[source] = verdict
+            }
+        }
     }
 
     private let counts = Mutex(Counts())
@@ -48,6 +62,20 @@ final class OutcomeTally: Sendable {
     /// A copy of the counts now.
     var snapshot: Counts { counts.withLock { $0 } }
 
+    /// Tells the tally where submissions were published, so verdicts that carry only their
+    /// source position (ingest rejections of unparseable records) are attributed.
+    func register(origins: [(String, String)]) {
+        counts.withLock { counts in
+            for (origin, submissionId) in origins {
+                counts.origins[origin] = submissionId
+                if let verdict = counts.unattributed.removeValue(forKey: origin) {
+                    counts.verdicts[submissionId] = verdict
+                    counts.accounted.insert(submissionId)
+                }
+            }
+        }
+    }
+
     /// Consumes until cancelled.
     func run() async {
         do {
@@ -62,6 +90,14 @@ final class OutcomeTally: Sendable {
     private func record(_ message: KafkaConsumerMessage) {
         let object = (try? JSONSerialization.jsonObject(with: Data(message.value))) as? [String: Any]
         let submissionId = object?["submissionId"] as? String
+        func header(_ name: String) -> String? {
+            message.headers.last { $0.key == name }?.value.map { String(decoding: $0, as: UTF8.self) }
+        }
+        var source: String?
+        if let topic = header(RecordHeaders.sourceTopic), let partition = header(RecordHeaders.sourcePartition),
+           let offset = header(RecordHeaders.sourceOffset) {
+            source = "\(topic)/\(partition)/\(offset)"
+        }
         counts.withLock { counts in
             switch message.topic {
             case topics.entitlementsChanged:
@@ -71,23 +107,26 @@ final class OutcomeTally: Sendable {
                 if action == "grant" || action == "renew", let tx = object?["transactionId"] as? String {
                     counts.grantsPerTransaction[tx, default: 0] += 1
                 }
-                if let submissionId { counts.verdicts[submissionId] = action }
+                counts.settle(submissionId: submissionId, source: nil, verdict: action)
             case topics.rejected:
                 let reason = object?["reason"] as? String ?? "?"
                 counts.rejectedByReason[reason, default: 0] += 1
-                if let submissionId { counts.verdicts[submissionId] = "rejected:" + reason }
+                counts.settle(submissionId: submissionId, source: source, verdict: "rejected:" + reason)
             case topics.outcomes:
                 let outcome = object?["outcome"] as? String ?? "?"
                 counts.outcomes[outcome, default: 0] += 1
-                if let submissionId { counts.verdicts[submissionId] = outcome }
+                counts.settle(submissionId: submissionId, source: source, verdict: outcome)
             default:
                 counts.deadLetters += 1
-                let reason = message.headers.first { $0.key == RecordHeaders.reason }?.value
-                    .map { String(decoding: $0, as: UTF8.self) } ?? "?"
+                let reason = header(RecordHeaders.reason) ?? "?"
                 counts.deadLettersByReason[reason, default: 0] += 1
-                if let submissionId { counts.verdicts[submissionId] = "dead-letter:" + reason }
+                var origin: String?
+                if let topic = header(RecordHeaders.originalTopic), let partition = header(RecordHeaders.originalPartition),
+                   let offset = header(RecordHeaders.originalOffset) {
+                    origin = "\(topic)/\(partition)/\(offset)"
+                }
+                counts.settle(submissionId: submissionId, source: origin, verdict: "dead-letter:" + reason)
             }
-            if let submissionId { counts.accounted.insert(submissionId) }
         }
     }
 }

@@ -42,8 +42,12 @@ struct PipelineRun {
         let topic = harness.configuration.topics.submitted
         func publish(_ batch: [SubmissionGenerator.Submission]) async throws {
             for chunk in stride(from: 0, to: batch.count, by: 1000) {
-                _ = try await producer.sendAll(batch[chunk..<min(chunk + 1000, batch.count)].map { submission in
+                let slice = batch[chunk..<min(chunk + 1000, batch.count)]
+                let reports = try await producer.sendAll(slice.map { submission in
                     KafkaProducerMessage(topic: topic, key: Array(submission.key.utf8), value: submission.value)
+                })
+                tally.register(origins: zip(reports, slice).map { report, submission in
+                    ("\(report.topic)/\(report.partition)/\(report.offset)", submission.submissionId)
                 })
             }
         }

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+/// `receiptd check` run as a process, the way operators use it (argument-parser's ExampleTests idea).
+@Suite struct CheckCommandTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let vectors = repository.deletingLastPathComponent().appendingPathComponent("shared/vectors/apple")
+
+    static var binary: String {
+        ProcessInfo.processInfo.environment["RECEIPTD_BINARY"] ?? repository.appendingPathComponent(".build/debug/receiptd").path
+    }
+
+    /// Runs `receiptd check` with `arguments`, feeding `input` on standard input.
+    static func check(_ input: String, _ arguments: [String] = []) throws -> (status: Int32, lines: [[String: Any]], stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["check"] + arguments
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let out = stdout.fileHandleForReading.readDataToEndOfFile()
+        let err = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let lines = String(decoding: out, as: UTF8.self).split(separator: "\n").map {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] ?? [:]
+        }
+        return (process.terminationStatus, lines, String(decoding: err, as: UTF8.self))
+    }
+
+    static func submission(_ id: String, bundleId: String, kind: String = "signedTransaction", payload: String) -> String {
+        let object: [String: Any] = ["schema": "receipt-submitted/v1", "submissionId": id, "userId": "u1", "bundleId": bundleId,
+                                     "kind": kind, "payload": payload, "submittedAt": "2026-11-30T06:00:00Z"]
+        return String(decoding: try! JSONSerialization.data(withJSONObject: object, options: .sortedKeys), as: UTF8.self)
+    }
+
+    @Test func realAppleTransactionsVerifyWithTheBundledRoot() throws {
+        guard FileManager.default.fileExists(atPath: Self.vectors.path) else {
+            print("SKIPPED: shared vectors not found at \(Self.vectors.path)")
+            return
+        }
+        let expected = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: Self.vectors.appendingPathComponent("expected.json"))) as? [String: Any])
+        let jws = try #require(expected["jws"] as? [String: [String: Any]])
+        let transactions = jws.filter { ($0.value["kind"] as? String) == "transaction" }.sorted { $0.key < $1.key }
+        #expect(transactions.count == 5)
+        var input = ""
+        for (name, entry) in transactions {
+            let fields = try #require(entry["fields"] as? [String: Any])
+            let payload = try String(contentsOf: Self.vectors.appendingPathComponent(entry["file"] as! String), encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            input += Self.submission(name, bundleId: fields["bundleId"] as! String, payload: payload) + "\n"
+        }
+        let result = try Self.check(input)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.lines.count == transactions.count)
+        for ((name, entry), line) in zip(transactions, result.lines) {
+            let fields = entry["fields"] as! [String: Any]
+            #expect(line["submissionId"] as? String == name)
+            #expect(line["outcome"] as? String == "verified", "\(name): \(line)")
+            let tx = try #require((line["transactions"] as? [[String: Any]])?.first)
+            #expect(tx["transactionId"] as? String == fields["transactionId"] as? String)
+            #expect(tx["originalTransactionId"] as? String == fields["originalTransactionId"] as? String)
+            #expect(tx["productId"] as? String == fields["productId"] as? String)
+            #expect(tx["environment"] as? String == fields["environment"] as? String)
+            #expect((tx["signedDate"] as? String)?.hasSuffix("Z") == true)
+            #expect(tx.keys.contains("revocationDate") && tx.keys.contains("expiresDate") && tx.keys.contains("appAccountToken"))
+        }
+        // 01a was refunded: the revocation date is reported.
+        let refunded = try #require(result.lines.first { $0["submissionId"] as? String == "01a-sandbox-transaction-REFUNDED-revoked" })
+        #expect((refunded["transactions"] as? [[String: Any]])?.first?["revocationDate"] as? String == "2025-10-16T05:19:59Z")
+    }
+
+    @Test func wrongParametersAndBadInputGetReasonCodes() throws {
+        guard FileManager.default.fileExists(atPath: Self.vectors.path) else {
+            print("SKIPPED: shared vectors not found at \(Self.vectors.path)")
+            return
+        }
+        let jws = try String(contentsOf: Self.vectors.appendingPathComponent("jws/09a-production-transaction-from-CONSUMPTION_REQUEST.jws"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let foreignRoot = Self.vectors.appendingPathComponent("certs/AppleIncRootCertificate.pem").path
+        let lines = [
+            Self.submission("ok", bundleId: "com.jrjj.keysns", payload: jws),
+            Self.submission("other-app", bundleId: "com.example.game", payload: jws),
+            "{not json",
+            Self.submission("notification", bundleId: "com.jrjj.keysns", kind: "serverNotification", payload: jws),
+            Self.submission("shape", bundleId: "com.jrjj.keysns", payload: "abc"),
+        ].joined(separator: "\n")
+        let production = try Self.check(lines, ["--environment", "production"])
+        #expect(production.status == 0)
+        #expect(production.lines.map { $0["outcome"] as? String } == ["verified", "rejected", "rejected", "rejected", "rejected"])
+        #expect(production.lines.map { $0["reason"] as? String } ==
+                [nil, "bundle-id-mismatch", "invalid-json", "unsupported-kind", "malformed-payload"])
+        #expect(production.lines[2]["submissionId"] is NSNull)
+
+        let sandbox = try Self.check(lines, ["--environment", "sandbox"])
+        #expect(sandbox.lines.first?["reason"] as? String == "environment-mismatch")
+        let otherBundle = try Self.check(lines, ["--bundle-id", "com.example.game"])
+        #expect(otherBundle.lines.first?["reason"] as? String == "bundle-id-mismatch")
+        let foreign = try Self.check(lines, ["--trust-root", foreignRoot])
+        #expect(foreign.lines.first?["reason"] as? String == "untrusted-root")
+    }
+
+    @Test func usageErrorsExitNonZeroWithAMessage() throws {
+        let result = try Self.check("", ["--environment", "staging"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--environment must be production, sandbox or any"))
+        let missing = try Self.check("", ["/nonexistent/input.jsonl"])
+        #expect(missing.status == 64)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+@testable import Receiptd
+
+@Suite struct ConfigLoaderTests {
+    private func file(_ json: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-config-\(UUID().uuidString).json").path
+        try json.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func defaultsMatchTheShippedConfigFile() throws {
+        let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Config/receiptd.json").path
+        let loaded = try ConfigLoader(files: [shipped]).load()
+        #expect(loaded == WorkerConfiguration())
+    }
+
+    @Test func filesOverlayInOrderThenEnvironmentThenOverrides() throws {
+        let base = try file(#"{"kafka": {"bootstrapServers": "a:9092", "properties": {"security.protocol": "SSL"}}, "topics": {"partitions": 12}}"#)
+        let overlay = try file(#"{"kafka": {"bootstrapServers": "b:9092"}, "verify": {"bundleIds": ["com.x"]}}"#)
+        var loader = ConfigLoader(files: [base, overlay], environment: [
+            "RECEIPTD_TOPICS_PARTITIONS": "48", "RECEIPTD_RUNNER_MAX_IN_FLIGHT": "64",
+            "RECEIPTD_VERIFY_ENVIRONMENT": "production", "RECEIPTD_TOPICS_CREATE": "false",
+            "RECEIPTD_RUNNER_RECORD_TIMEOUT_SECONDS": "2.5", "PATH": "/bin",
+        ])
+        loader.overrides["groups"] = ["verify": "v2"]
+        let c = try loader.load()
+        #expect(c.kafka.bootstrapServers == "b:9092")
+        #expect(c.kafka.properties == ["security.protocol": "SSL"])
+        #expect(c.topics.partitions == 48)
+        #expect(c.topics.create == false)
+        #expect(c.runner.maxInFlight == 64)
+        #expect(c.runner.recordTimeoutSeconds == 2.5)
+        #expect(c.verify.bundleIds == ["com.x"])
+        #expect(c.verify.environment == "production")
+        #expect(c.groups.verify == "v2")
+        #expect(c.groups.ingest == "receiptd-ingest")
+    }
+
+    @Test func unknownKeysAndVariablesAreErrorsNotSilentDefaults() throws {
+        let typo = try file(#"{"kafka": {"bootstrapServer": "x:1"}}"#)
+        #expect(throws: ConfigLoader.LoadError.self) { try ConfigLoader(files: [typo]).load() }
+        #expect(throws: ConfigLoader.LoadError.self) {
+            try ConfigLoader(environment: ["RECEIPTD_KAFKA_BOOTSTRAP": "x:1"]).load()
+        }
+        #expect(throws: ConfigLoader.LoadError.self) {
+            try ConfigLoader(environment: ["RECEIPTD_TOPICS_PARTITIONS": "many"]).load()
+        }
+        let wrongType = try file(#"{"topics": {"partitions": "32"}}"#)
+        #expect(throws: ConfigLoader.LoadError.self) { try ConfigLoader(files: [wrongType]).load() }
+        #expect(throws: ConfigLoader.LoadError.self) { try ConfigLoader(files: ["/nonexistent/receiptd.json"]).load() }
+    }
+
+    @Test func environmentNamesAreUpperSnakeOfTheKeyPath() {
+        #expect(ConfigLoader.upperSnake("bootstrapServers") == "BOOTSTRAP_SERVERS")
+        #expect(ConfigLoader.upperSnake("maxInFlight") == "MAX_IN_FLIGHT")
+        #expect(ConfigLoader.upperSnake("kafka") == "KAFKA")
+    }
+}
+
+@Suite struct ArgumentParserTests {
+    @Test func parsesOptionsFlagsAndPositionals() throws {
+        let p = try ArgumentParser(["file.jsonl", "--bundle-id", "a", "--bundle-id=b", "--keep", "--", "--x"],
+                                   options: ["--bundle-id"], flags: ["--keep"])
+        #expect(p.options("--bundle-id") == ["a", "b"])
+        #expect(p.flag("--keep"))
+        #expect(p.positionals == ["file.jsonl", "--x"])
+    }
+
+    @Test func rejectsUnknownOptionsAndMissingValues() {
+        #expect(throws: ValidationError.self) { try ArgumentParser(["--nope"], options: []) }
+        #expect(throws: ValidationError.self) { try ArgumentParser(["--brokers"], options: ["--brokers"]) }
+        #expect(throws: ValidationError.self) { try ArgumentParser(["--keep=1"], options: [], flags: ["--keep"]) }
+        #expect(throws: ValidationError.self) {
+            try ArgumentParser(["--port", "70000"], options: ["--port"]).integer("--port", in: 0...65535)
+        }
+    }
+
+    @Test func commandsValidateTheirArguments() {
+        #expect(throws: ValidationError.self) { try CheckCommand(arguments: ["--environment", "staging"]) }
+        #expect(throws: ValidationError.self) { try CheckCommand(arguments: ["--app-apple-id", "-3"]) }
+        #expect(throws: ValidationError.self) { try CheckCommand(arguments: ["a", "b"]) }
+        #expect(throws: ValidationError.self) { try BenchCommand(arguments: ["nothing"]) }
+        #expect(throws: ValidationError.self) { try DemoCommand(arguments: ["--submissions", "0"]) }
+        #expect(throws: ValidationError.self) { try IngestCommand(arguments: ["--max-in-flight", "0"]) }
+    }
+}
