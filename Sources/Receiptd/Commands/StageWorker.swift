@@ -67,6 +67,8 @@ enum StageWorker {
             bootstrapServers: brokers, consumptionStrategy: .group(id: groupId, topics: [topics.input(of: S.name)]))
         consumerConfiguration.clientId = "\(configuration.kafka.clientId)-\(S.name)"
         consumerConfiguration.additionalProperties = configuration.kafka.properties
+        consumerConfiguration.autoCommitInterval = .seconds(configuration.kafka.commitIntervalSeconds)
+        consumerConfiguration.sessionTimeout = .seconds(configuration.kafka.sessionTimeoutSeconds)
         consumerConfiguration.maxBufferedMessages = max(64, configuration.runner.maxInFlight * 2)
         var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: brokers)
         producerConfiguration.clientId = "\(configuration.kafka.clientId)-\(S.name)"

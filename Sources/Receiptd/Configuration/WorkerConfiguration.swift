@@ -9,7 +9,13 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var bootstrapServers = "127.0.0.1:9092"
         /// Prefix of every client id (`<clientId>-<stage>`).
         var clientId = "receiptd"
-        /// Raw librdkafka properties passed through unchanged (SASL, SSL, tuning).
+        /// How often stored offsets are committed. A crash re-delivers at most this much work
+        /// (the outputs are re-emitted with the same event ids).
+        var commitIntervalSeconds = 5.0
+        /// A worker that stops heartbeating (crashed, SIGKILL) loses its partitions after this long.
+        var sessionTimeoutSeconds = 45.0
+        /// Raw librdkafka properties passed through unchanged (SASL, SSL, tuning). Properties
+        /// receiptd sets itself (delivery semantics, commit interval) are refused here.
         var properties: [String: String] = [:]
     }
 
