@@ -79,7 +79,13 @@ struct PipelineRun {
             }
             if showProgress {
                 let seconds = Double((ContinuousClock.now - started).components.seconds) + 0.001
-                printError(String(format: "  %6d / %d accounted  (%.0f/s)", accounted, submissions.count, Double(accounted) / seconds))
+                let partitions = harness.configuration.topics.partitions
+                let clock = ContinuousClock.now
+                let ingested = await tally.count(harness.configuration.topics.ingested, partitions: partitions)
+                let verified = await tally.count(harness.configuration.topics.entitlements, partitions: partitions)
+                printError("watermarks took \(ContinuousClock.now - clock)")
+                printError(String(format: "  %6d / %d accounted  (%.0f/s)   topics: ingested %lld, verified %lld",
+                                  accounted, submissions.count, Double(accounted) / seconds, ingested, verified))
             }
             try await Task.sleep(for: .seconds(1))
         }

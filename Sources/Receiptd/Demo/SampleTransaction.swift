@@ -20,31 +20,30 @@ struct SampleTransaction: Sendable {
     /// The JSON payload bytes to sign.
     func payload() -> [UInt8] {
         func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-        var object: [String: Any] = [
-            "transactionId": transactionId,
-            "originalTransactionId": originalTransactionId,
-            "webOrderLineItemId": String(Int64(transactionId).map { $0 + 7_000_000 } ?? 0),
-            "bundleId": bundleId,
-            "productId": productId,
-            "purchaseDate": ms(purchaseDate),
-            "originalPurchaseDate": ms(purchaseDate),
-            "quantity": quantity,
-            "type": type,
-            "inAppOwnershipType": "PURCHASED",
-            "signedDate": ms(signedDate),
-            "environment": environment,
-            "transactionReason": transactionId == originalTransactionId ? "PURCHASE" : "RENEWAL",
-            "storefront": "USA",
-            "storefrontId": "143441",
-            "price": 4990,
-            "currency": "USD",
-        ]
-        if let expiresDate { object["expiresDate"] = ms(expiresDate) }
+        var json = JSONText()
+        json.add("transactionId", transactionId)
+        json.add("originalTransactionId", originalTransactionId)
+        json.add("webOrderLineItemId", String((Int64(transactionId) ?? 0) + 7_000_000))
+        json.add("bundleId", bundleId)
+        json.add("productId", productId)
+        json.add("purchaseDate", ms(purchaseDate))
+        json.add("originalPurchaseDate", ms(purchaseDate))
+        if let expiresDate { json.add("expiresDate", ms(expiresDate)) }
+        json.add("quantity", quantity)
+        json.add("type", type)
+        if let appAccountToken { json.add("appAccountToken", appAccountToken) }
+        json.add("inAppOwnershipType", "PURCHASED")
+        json.add("signedDate", ms(signedDate))
         if let revocationDate {
-            object["revocationDate"] = ms(revocationDate)
-            object["revocationReason"] = 0
+            json.add("revocationReason", 0)
+            json.add("revocationDate", ms(revocationDate))
         }
-        if let appAccountToken { object["appAccountToken"] = appAccountToken }
-        return Array(try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+        json.add("environment", environment)
+        json.add("transactionReason", transactionId == originalTransactionId ? "PURCHASE" : "RENEWAL")
+        json.add("storefront", "USA")
+        json.add("storefrontId", "143441")
+        json.add("price", 4990)
+        json.add("currency", "USD")
+        return json.bytes
     }
 }

@@ -166,12 +166,15 @@ struct SubmissionGenerator {
     }
 
     private func record(_ submissionId: String, _ userId: String, _ kind: String, _ payload: String) -> [UInt8] {
-        let object: [String: Any] = [
-            "schema": "receipt-submitted/v1", "submissionId": submissionId, "userId": userId,
-            "bundleId": Self.bundleId, "kind": kind, "payload": payload,
-            "submittedAt": "2026-11-30T06:00:00Z",
-        ]
-        return Array(try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+        var json = JSONText()
+        json.add("schema", "receipt-submitted/v1")
+        json.add("submissionId", submissionId)
+        json.add("userId", userId)
+        json.add("bundleId", Self.bundleId)
+        json.add("kind", kind)
+        json.add("payload", payload)
+        json.add("submittedAt", "2026-11-30T06:00:00Z")
+        return json.bytes
     }
 
     /// Flips one character in the middle of the payload segment so the signature no longer matches.
