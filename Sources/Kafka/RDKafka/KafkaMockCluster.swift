@@ -62,6 +62,7 @@ public final class KafkaMockCluster: Sendable {
         // An rd_kafka_t only hosts the mock; it never connects anywhere (hence no bootstrap and
         // a log level that hides the "no bootstrap.servers" notice).
         let conf = try RDKafkaConfig.make(["log_level": "4"])
+        rd_kafka_conf_set_log_cb(conf, rdKafkaMockLogCallback)
         var errorText = [CChar](repeating: 0, count: 512)
         guard let client = rd_kafka_new(RD_KAFKA_PRODUCER, conf, &errorText, errorText.count) else {
             rd_kafka_conf_destroy(conf)
@@ -232,4 +233,11 @@ public final class KafkaMockCluster: Sendable {
             return nil
         }
     }
+}
+
+/// The mock cluster's `log_cb`: its lines go to ``KafkaLogging`` like every client's.
+private func rdKafkaMockLogCallback(_ rk: OpaquePointer?, _ level: Int32, _ facility: UnsafePointer<CChar>?,
+                                    _ message: UnsafePointer<CChar>?) {
+    KafkaLogging.emit(KafkaLogRecord(severity: level, facility: facility.map { String(cString: $0) } ?? "",
+                                     message: message.map { String(cString: $0) } ?? ""))
 }

@@ -71,6 +71,7 @@ final class RDKafkaClient: @unchecked Sendable {
         if context.delivery != nil { rd_kafka_conf_set_dr_msg_cb(conf, rdKafkaDeliveryCallback) }
         if context.error != nil { rd_kafka_conf_set_error_cb(conf, rdKafkaErrorCallback) }
         if context.rebalance != nil { rd_kafka_conf_set_rebalance_cb(conf, rdKafkaRebalanceCallback) }
+        rd_kafka_conf_set_log_cb(conf, rdKafkaLogCallback)
 
         var errorText = [CChar](repeating: 0, count: 512)
         let type = kind == .producer ? RD_KAFKA_PRODUCER : RD_KAFKA_CONSUMER
@@ -143,4 +144,11 @@ private func rdKafkaErrorCallback(
         text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
     report(KafkaError(code: .init(rawValue: code), message: text, isFatal: isFatal))
+}
+
+/// librdkafka's `log_cb`: hands each line to ``KafkaLogging`` (a free function, as C requires).
+private func rdKafkaLogCallback(_ rk: OpaquePointer?, _ level: Int32, _ facility: UnsafePointer<CChar>?,
+                                _ message: UnsafePointer<CChar>?) {
+    KafkaLogging.emit(KafkaLogRecord(severity: level, facility: facility.map { String(cString: $0) } ?? "",
+                                     message: message.map { String(cString: $0) } ?? ""))
 }

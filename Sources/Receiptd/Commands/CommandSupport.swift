@@ -1,4 +1,5 @@
 import Foundation
+import Kafka
 import Observability
 
 extension ConfigLoader {
@@ -8,9 +9,29 @@ extension ConfigLoader {
     }
 }
 
-/// A JSON-lines logger on standard error at the configured level.
+/// A JSON-lines logger on standard error at the configured level; librdkafka's own lines are
+/// routed into it too (label `<label>.kafka`), so a worker's output is uniformly structured.
 func makeLogger(_ configuration: WorkerConfiguration, label: String) -> Logger {
-    Logger(label: label, level: Logger.Level(name: configuration.log.level) ?? .info)
+    let logger = Logger(label: label, level: Logger.Level(name: configuration.log.level) ?? .info)
+    routeKafkaLogs(to: logger.with([:]))
+    return logger
+}
+
+/// Sends librdkafka's log lines to `logger`, mapping syslog severities to levels.
+func routeKafkaLogs(to logger: Logger) {
+    var kafkaLogger = logger
+    kafkaLogger.label += ".kafka"
+    let target = kafkaLogger
+    KafkaLogging.bootstrap { record in
+        let level: Logger.Level = switch record.severity {
+        case ...3: .error
+        case 4: .warning
+        case 5: .notice
+        case 6: .info
+        default: .debug
+        }
+        target.log(level: level, record.message, metadata: ["kafka.facility": .string(record.facility)])
+    }
 }
 
 /// Writes a line to standard error (usage errors, progress).

@@ -55,12 +55,6 @@ final class OutcomeTally: Sendable {
         var configuration = KafkaConsumerConfiguration(bootstrapServers: bootstrapServers, consumptionStrategy: .partitions(assignment))
         configuration.clientId = "receiptd-tally"
         configuration.maxBufferedMessages = 10_000
-        if let extra = ProcessInfo.processInfo.environment["TALLY_PROPS"] {
-            for pair in extra.split(separator: ",") {
-                let kv = pair.split(separator: "=")
-                configuration.additionalProperties[String(kv[0])] = String(kv[1])
-            }
-        }
         consumer = try KafkaConsumer(configuration: configuration)
         self.topics = topics
     }
@@ -92,17 +86,6 @@ final class OutcomeTally: Sendable {
     }
 
     func close() async { await consumer.close() }
-
-    /// Records in `topic` so far (sum of high watermarks), for per-stage progress.
-    func count(_ topic: String, partitions: Int) async -> Int64 {
-        var total: Int64 = 0
-        for p in 0..<partitions {
-            if let marks = try? await consumer.watermarks(topic: topic, partition: Int32(p), timeout: .seconds(2)) {
-                total += marks.high
-            }
-        }
-        return total
-    }
 
     private func record(_ message: KafkaConsumerMessage) {
         let object = (try? JSONSerialization.jsonObject(with: Data(message.value))) as? [String: Any]
