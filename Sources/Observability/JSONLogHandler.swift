@@ -23,15 +23,15 @@ public final class JSONLogHandler: LogHandler {
         var line = "{\"ts\":\""
         line += JSONLogHandler.timestamp(record.timestamp)
         line += "\",\"level\":\"\(record.level)\",\"logger\":"
-        JSONLogHandler.appendQuoted(record.label, to: &line)
+        JSONString.appendQuoted(record.label, to: &line)
         line += ",\"msg\":"
-        JSONLogHandler.appendQuoted(record.message, to: &line)
+        JSONString.appendQuoted(record.message, to: &line)
         for key in record.metadata.keys.sorted() {
             line += ","
-            JSONLogHandler.appendQuoted(key, to: &line)
+            JSONString.appendQuoted(key, to: &line)
             line += ":"
             switch record.metadata[key]! {
-            case .string(let s): JSONLogHandler.appendQuoted(s, to: &line)
+            case .string(let s): JSONString.appendQuoted(s, to: &line)
             case .int(let i): line += String(i)
             case .double(let d): line += d.isFinite ? String(d) : "null"
             case .bool(let b): line += b ? "true" : "false"
@@ -54,27 +54,5 @@ public final class JSONLogHandler: LogHandler {
     /// RFC 3339 UTC with milliseconds.
     static func timestamp(_ date: Date) -> String {
         RFC3339.string(from: date, fractionalSeconds: true)
-    }
-
-    /// Appends `value` as a JSON string literal.
-    static func appendQuoted(_ value: String, to out: inout String) {
-        out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-                        + String(scalar.value, radix: 16)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
     }
 }

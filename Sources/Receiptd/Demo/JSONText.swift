@@ -1,3 +1,5 @@
+import Observability
+
 /// Builds a flat JSON object as text, in insertion order.
 ///
 /// The generators build tens of thousands of records per second; Foundation's
@@ -11,13 +13,13 @@ struct JSONText {
     private mutating func key(_ name: String) {
         if !first { text += "," }
         first = false
-        Self.appendQuoted(name, to: &text)
+        JSONString.appendQuoted(name, to: &text)
         text += ":"
     }
 
     mutating func add(_ name: String, _ value: String) {
         key(name)
-        Self.appendQuoted(value, to: &text)
+        JSONString.appendQuoted(value, to: &text)
     }
 
     mutating func add(_ name: String, _ value: Int64) {
@@ -29,25 +31,4 @@ struct JSONText {
 
     /// The finished object's UTF-8 bytes.
     var bytes: [UInt8] { Array((text + "}").utf8) }
-
-    static func appendQuoted(_ value: String, to out: inout String) {
-        out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
-    }
 }
