@@ -96,6 +96,12 @@ import Testing
         #expect(error.detail == "data.signedRenewalInfo: environment differs from data.environment")
     }
 
+    @Test func nestedMismatchIsAStableFinalCode() {
+        #expect(VerificationReason(code: "nested-mismatch") == .nestedMismatch)
+        #expect(VerificationReason.nestedMismatch.isRetryable == false)
+        #expect(VerificationReason.allReasons.contains(.nestedMismatch))
+    }
+
     @Test func nestedPayloadsOfDifferentSubscriptionsAreRejected() throws {
         let harness = try Harness()
         let (transaction, renewal) = try harness.signNested(renewal: ["originalTransactionId": "\"2000000000009999\""])
