@@ -30,6 +30,7 @@
 /// | `bundle-id-mismatch` | the payload's `bundleId` is not in the configured set (exact, case-sensitive) |
 /// | `environment-mismatch` | the payload's `environment` is not accepted by the configured policy |
 /// | `app-apple-id-mismatch` | Production payload whose `appAppleId` differs from the configured one (notifications, app transactions; never transactions) |
+/// | `nested-mismatch` | a notification's nested transaction or renewal info does not belong to it (other `bundleId` or `environment` than `data`, or the two disagree on `originalTransactionId`) |
 /// | `retryable-verification-failure` | reserved for online checks (OCSP, network); never produced offline |
 public struct VerificationReason: Sendable, Hashable, CustomStringConvertible {
     private enum Backing: String, Sendable, Hashable {
@@ -57,6 +58,7 @@ public struct VerificationReason: Sendable, Hashable, CustomStringConvertible {
         case bundleIdMismatch = "bundle-id-mismatch"
         case environmentMismatch = "environment-mismatch"
         case appAppleIdMismatch = "app-apple-id-mismatch"
+        case nestedMismatch = "nested-mismatch"
         case retryableVerificationFailure = "retryable-verification-failure"
     }
 
@@ -131,6 +133,8 @@ public struct VerificationReason: Sendable, Hashable, CustomStringConvertible {
     public static let environmentMismatch = VerificationReason(.environmentMismatch)
     /// `app-apple-id-mismatch`: the App Store app id differs (Production only).
     public static let appAppleIdMismatch = VerificationReason(.appAppleIdMismatch)
+    /// `nested-mismatch`: a notification's nested JWS belongs to another app, environment or subscription.
+    public static let nestedMismatch = VerificationReason(.nestedMismatch)
     /// `retryable-verification-failure`: a transient online failure (never produced offline).
     public static let retryableVerificationFailure = VerificationReason(.retryableVerificationFailure)
 
@@ -140,6 +144,6 @@ public struct VerificationReason: Sendable, Hashable, CustomStringConvertible {
         .unsupportedAlgorithm, .forbiddenHeader, .missingX5C, .invalidChainLength, .invalidCertificate,
         .untrustedRoot, .missingAppleOID, .invalidChain, .certificateExpired, .certificateNotYetValid,
         .invalidSignatureFormat, .invalidSignature, .invalidDate, .missingField, .invalidField,
-        .bundleIdMismatch, .environmentMismatch, .appAppleIdMismatch, .retryableVerificationFailure,
+        .bundleIdMismatch, .environmentMismatch, .appAppleIdMismatch, .nestedMismatch, .retryableVerificationFailure,
     ]
 }
