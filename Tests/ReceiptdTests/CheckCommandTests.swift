@@ -74,6 +74,43 @@ import Testing
         #expect((refunded["transactions"] as? [[String: Any]])?.first?["revocationDate"] as? String == "2025-10-16T05:19:59Z")
     }
 
+    @Test func realAppleNotificationsVerifyWithTheirNestedTransactions() throws {
+        guard FileManager.default.fileExists(atPath: Self.vectors.path) else {
+            print("SKIPPED: shared vectors not found at \(Self.vectors.path)")
+            return
+        }
+        func payload(_ name: String) throws -> String {
+            try String(contentsOf: Self.vectors.appendingPathComponent("jws/\(name).jws"), encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let input = [
+            Self.submission("refund", bundleId: "com.loki-project.loki-messenger", kind: "serverNotification",
+                            payload: try payload("01-sandbox-notification-REFUND")),
+            Self.submission("renew", bundleId: "com.loki-project.loki-messenger", kind: "serverNotification",
+                            payload: try payload("02-sandbox-notification-DID_RENEW-2025")),
+            Self.submission("test", bundleId: "com.Abilities", kind: "serverNotification",
+                            payload: try payload("11-sandbox-notification-TEST")),
+            Self.submission("renewal-info", bundleId: "com.loki-project.loki-messenger", kind: "signedRenewalInfo",
+                            payload: try payload("02b-sandbox-renewalinfo-from-DID_RENEW")),
+            Self.submission("other-app", bundleId: "com.example.game", kind: "serverNotification",
+                            payload: try payload("01-sandbox-notification-REFUND")),
+        ].joined(separator: "\n")
+        let result = try Self.check(input)
+        #expect(result.status == 0)
+        #expect(result.lines.map { $0["outcome"] as? String } == ["verified", "verified", "verified", "verified", "rejected"])
+        let refund = try #require((result.lines[0]["transactions"] as? [[String: Any]])?.first)
+        #expect(refund["transactionId"] as? String == "2000001032604840")
+        #expect(refund["revocationDate"] as? String == "2025-10-16T05:19:59Z")
+        let source = try #require(refund["notification"] as? [String: Any])
+        #expect(source["notificationType"] as? String == "REFUND")
+        #expect(source["effect"] as? String == "revoke")
+        let renew = try #require((result.lines[1]["transactions"] as? [[String: Any]])?.first)
+        #expect(renew["transactionId"] as? String == "2000001024998954")
+        #expect((renew["notification"] as? [String: Any])?["effect"] as? String == "transactionUpdate")
+        #expect((result.lines[2]["transactions"] as? [Any])?.isEmpty == true)  // TEST: nothing nested
+        #expect(result.lines[4]["reason"] as? String == "bundle-id-mismatch")
+    }
+
     @Test func wrongParametersAndBadInputGetReasonCodes() throws {
         guard FileManager.default.fileExists(atPath: Self.vectors.path) else {
             print("SKIPPED: shared vectors not found at \(Self.vectors.path)")
@@ -86,14 +123,14 @@ import Testing
             Self.submission("ok", bundleId: "com.jrjj.keysns", payload: jws),
             Self.submission("other-app", bundleId: "com.example.game", payload: jws),
             "{not json",
-            Self.submission("notification", bundleId: "com.jrjj.keysns", kind: "serverNotification", payload: jws),
+            Self.submission("not-a-notification", bundleId: "com.jrjj.keysns", kind: "serverNotification", payload: jws),
             Self.submission("shape", bundleId: "com.jrjj.keysns", payload: "abc"),
         ].joined(separator: "\n")
         let production = try Self.check(lines, ["--environment", "production"])
         #expect(production.status == 0)
         #expect(production.lines.map { $0["outcome"] as? String } == ["verified", "rejected", "rejected", "rejected", "rejected"])
         #expect(production.lines.map { $0["reason"] as? String } ==
-                [nil, "bundle-id-mismatch", "invalid-json", "unsupported-kind", "malformed-payload"])
+                [nil, "bundle-id-mismatch", "invalid-json", "missing-field", "malformed-payload"])
         #expect(production.lines[2]["submissionId"] is NSNull)
 
         let sandbox = try Self.check(lines, ["--environment", "sandbox"])

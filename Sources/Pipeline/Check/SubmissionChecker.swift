@@ -92,6 +92,10 @@ public struct CheckResult: Sendable, Equatable {
                     "purchaseDate": date(t.purchaseDate), "expiresDate": date(t.expiresDate),
                     "revocationDate": date(t.revocationDate), "environment": t.environment,
                     "signedDate": date(t.signedDate), "appAccountToken": opt(t.appAccountToken),
+                    "notification": t.notification.map { n -> Any in
+                        ["notificationType": n.notificationType, "subtype": opt(n.subtype),
+                         "notificationUUID": n.notificationUUID, "effect": n.effect]
+                    } ?? NSNull(),
                 ]
             },
         ]

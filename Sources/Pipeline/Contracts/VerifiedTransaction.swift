@@ -34,12 +34,15 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
     public var signedDate: Date?
     /// The UUID the app attached at purchase time, if any.
     public var appAccountToken: String?
+    /// Which App Store Server Notification carried this transaction, when one did (`null` for a
+    /// transaction submitted directly): the seam the subscription lifecycle builds on.
+    public var notification: NotificationSource?
 
     /// Creates a transaction.
     public init(transactionId: String, originalTransactionId: String, bundleId: String, productId: String,
                 type: String, quantity: Int = 1, purchaseDate: Date?, expiresDate: Date? = nil,
                 revocationDate: Date? = nil, revocationReason: Int? = nil, environment: String = "Production",
-                signedDate: Date?, appAccountToken: String? = nil) {
+                signedDate: Date?, appAccountToken: String? = nil, notification: NotificationSource? = nil) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
         self.bundleId = bundleId
@@ -53,6 +56,7 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
         self.environment = environment
         self.signedDate = signedDate
         self.appAccountToken = appAccountToken
+        self.notification = notification
     }
 
     /// The typed view of ``type``; nil for a type this build does not know.
@@ -60,7 +64,7 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case transactionId, originalTransactionId, bundleId, productId, type, quantity, purchaseDate
-        case expiresDate, revocationDate, revocationReason, environment, signedDate, appAccountToken
+        case expiresDate, revocationDate, revocationReason, environment, signedDate, appAccountToken, notification
     }
 
     public init(from decoder: any Decoder) throws {
@@ -78,6 +82,7 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
         environment = try c.decode(String.self, forKey: .environment)
         signedDate = try c.decodeTimestampIfPresent(forKey: .signedDate)
         appAccountToken = try c.decodeIfPresent(String.self, forKey: .appAccountToken)
+        notification = try c.decodeIfPresent(NotificationSource.self, forKey: .notification)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -95,5 +100,6 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
         try c.encode(environment, forKey: .environment)
         try c.encodeTimestamp(signedDate, forKey: .signedDate)
         try c.encode(appAccountToken, forKey: .appAccountToken)
+        try c.encode(notification, forKey: .notification)
     }
 }
