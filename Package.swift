@@ -47,7 +47,7 @@ let package = Package(
         .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "HTTP"], resources: [.copy("Resources")]),
         .testTarget(name: "FakeAppStoreTests", dependencies: ["FakeAppStore", "AppStore", "HTTP"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "AppStore", "Observability"]),
-        .testTarget(name: "ReceiptdTests", dependencies: ["Receiptd"]),
+        .testTarget(name: "ReceiptdTests", dependencies: ["Receiptd", "AppStore", "HTTP"]),
         .testTarget(name: "IntegrationTests", dependencies: ["Pipeline", "Kafka", "AppStore", "Observability", "Lifecycle"]),
     ]
 )
