@@ -4,6 +4,7 @@
 //   Observability <- Lifecycle <- Pipeline <- Receiptd
 //   CRdKafka <- Kafka <- Pipeline
 //   CCurl + CMicroHTTPD <- HTTP <- AppStore(+COpenSSL) <- Pipeline
+//   HTTP + AppStore <- FakeAppStore <- Receiptd (the `fake-appstore` command)
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -31,20 +32,22 @@ let package = Package(
         .target(name: "Kafka", dependencies: ["CRdKafka"], swiftSettings: strict),
         .target(name: "HTTP", dependencies: ["CCurl", "CMicroHTTPD"], swiftSettings: strict),
         .target(name: "AppStore", dependencies: ["COpenSSL", "HTTP"], swiftSettings: strict),
+        .target(name: "FakeAppStore", dependencies: ["HTTP", "AppStore"], swiftSettings: strict),
         .target(name: "Pipeline",
                 dependencies: ["Observability", "Lifecycle", "Kafka", "AppStore"],
                 swiftSettings: strict),
         .executableTarget(name: "Receiptd",
-                          dependencies: ["Observability", "Lifecycle", "Kafka", "HTTP", "AppStore", "Pipeline"],
+                          dependencies: ["Observability", "Lifecycle", "Kafka", "HTTP", "AppStore", "Pipeline", "FakeAppStore"],
                           swiftSettings: strict),
 
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Observability"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
-        .testTarget(name: "AppStoreTests", dependencies: ["AppStore"], resources: [.copy("Resources")]),
+        .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "HTTP"], resources: [.copy("Resources")]),
+        .testTarget(name: "FakeAppStoreTests", dependencies: ["FakeAppStore", "AppStore", "HTTP"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "AppStore", "Observability"]),
-        .testTarget(name: "ReceiptdTests", dependencies: ["Receiptd"]),
+        .testTarget(name: "ReceiptdTests", dependencies: ["Receiptd", "AppStore", "HTTP"]),
         .testTarget(name: "IntegrationTests", dependencies: ["Pipeline", "Kafka", "AppStore", "Observability", "Lifecycle"]),
     ]
 )

@@ -7,6 +7,7 @@ enum Receiptd {
     static let subcommands: [any Command.Type] = [
         IngestCommand.self, VerifyCommand.self, FulfilCommand.self,
         BrokerCommand.self, CheckCommand.self, DemoCommand.self, BenchCommand.self, ConfigCommand.self,
+        FakeAppStoreCommand.self,
     ]
 
     static var usage: String {
