@@ -6,21 +6,23 @@ import COpenSSL
 ///
 /// Shape enforced here (`invalid-receipt` otherwise): the input is exactly one PKCS#7 structure
 /// (no trailing bytes); type `signedData`; embedded (not detached), non-empty `id-data` content;
-/// 1 to `maxCertificates` embedded certificates; exactly one SignerInfo whose issuer and serial
-/// name one of the embedded certificates (receipts never rely on certificates from elsewhere).
+/// at most `maxCertificates` embedded certificates; exactly one SignerInfo. Whether the signer's
+/// certificate is embedded is reported in ``signer`` (`nil` otherwise): the chain check requires
+/// it, while the cached path parses the envelope re-encoded without certificates (``PKCS7Layout``)
+/// and supplies the already verified leaf instead.
 ///
 /// - Important: Owns the `PKCS7*` (freed on `deinit`); the certificate pointers it hands out live
 ///   as long as the container. Not shared between threads: each receipt gets its own container.
 final class PKCS7Container {
     private let pointer: UnsafeMutablePointer<PKCS7>
-    /// `STACK_OF(X509)` of the embedded certificates (owned by ``pointer``).
-    let certificateStack: OpaquePointer
+    /// `STACK_OF(X509)` of the embedded certificates (owned by ``pointer``), `nil` when there are none.
+    let certificateStack: OpaquePointer?
     /// Number of embedded certificates.
     let certificateCount: Int
-    /// Index of the signer's certificate in ``certificateStack``.
+    /// Index of the signer's certificate in ``certificateStack`` (0 when not embedded).
     let signerIndex: Int
-    /// The signer's `X509*` (owned by ``pointer``).
-    let signer: OpaquePointer
+    /// The signer's embedded `X509*` (owned by ``pointer``), `nil` when it is not embedded.
+    let signer: OpaquePointer?
     /// The signed `id-data` content (the receipt attribute SET).
     let content: [UInt8]
 
@@ -61,10 +63,10 @@ final class PKCS7Container {
     }
 
     private struct Facts {
-        let stack: OpaquePointer
+        let stack: OpaquePointer?
         let count: Int
         let signerIndex: Int
-        let signer: OpaquePointer
+        let signer: OpaquePointer?
         let content: [UInt8]
     }
 
@@ -82,21 +84,23 @@ final class PKCS7Container {
         }
         let content = Array(UnsafeBufferPointer(start: bytes, count: Int(ASN1_STRING_length(octets))))
 
-        guard let stack = signed.pointee.cert else { throw invalid("no embedded certificates") }
-        let count = Int(COpenSSL_sk_X509_num(stack))
-        guard (1...max(1, maxCertificates)).contains(count) else {
-            throw invalid("\(count) embedded certificates, expected 1...\(maxCertificates)")
-        }
         guard let infos = PKCS7_get_signer_info(p7), COpenSSL_sk_PKCS7_SIGNER_INFO_num(infos) == 1 else {
             throw invalid("expected exactly one signer")
         }
+        guard let stack = signed.pointee.cert, COpenSSL_sk_X509_num(stack) > 0 else {
+            return Facts(stack: nil, count: 0, signerIndex: 0, signer: nil, content: content)
+        }
+        let count = Int(COpenSSL_sk_X509_num(stack))
+        guard count <= maxCertificates else {
+            throw invalid("\(count) embedded certificates, limit \(maxCertificates)")
+        }
         guard let signers = PKCS7_get0_signers(p7, nil, 0) else {
-            throw invalid("the signer's certificate is not embedded")
+            return Facts(stack: stack, count: count, signerIndex: 0, signer: nil, content: content)
         }
         defer { COpenSSL_sk_X509_free(signers) }
         guard COpenSSL_sk_X509_num(signers) == 1, let signer = COpenSSL_sk_X509_value(signers, 0),
               let index = (0..<count).first(where: { COpenSSL_sk_X509_value(stack, Int32($0)) == signer }) else {
-            throw invalid("the signer's certificate is not embedded")
+            return Facts(stack: stack, count: count, signerIndex: 0, signer: nil, content: content)
         }
         return Facts(stack: stack, count: count, signerIndex: index, signer: signer, content: content)
     }
@@ -104,7 +108,8 @@ final class PKCS7Container {
     /// The DER encoding of the embedded certificate at `index`.
     func certificateDER(at index: Int) -> [UInt8] {
         withExtendedLifetime(self) {
-            COpenSSL_sk_X509_value(certificateStack, Int32(index)).flatMap(Self.derBytes(of:)) ?? []
+            guard let certificateStack, index >= 0, index < certificateCount else { return [] }
+            return COpenSSL_sk_X509_value(certificateStack, Int32(index)).flatMap(Self.derBytes(of:)) ?? []
         }
     }
 
@@ -129,10 +134,12 @@ final class PKCS7Container {
     ///
     /// Digests: SHA-1 (receipts signed before 2023) and SHA-256/384/512; anything else (MD5) is
     /// refused before OpenSSL is asked.
+    /// - Parameter signer: The already verified leaf to check against, with `PKCS7_NOINTERN`: the
+    ///   SignerInfo must name exactly this certificate. `nil` uses the embedded signer.
     /// - Throws: ``VerificationError`` `receipt-signature-invalid`.
-    func verifySignature() throws(VerificationError) {
+    func verifySignature(signer: X509Certificate? = nil) throws(VerificationError) {
         defer { ERR_clear_error() }
-        try withExtendedLifetime(self) { () throws(VerificationError) in
+        try withExtendedLifetime((self, signer)) { () throws(VerificationError) in
             guard let infos = PKCS7_get_signer_info(pointer), let info = COpenSSL_sk_PKCS7_SIGNER_INFO_value(infos, 0),
                   let algorithm = info.pointee.digest_alg?.pointee.algorithm else {
                 throw VerificationError(.receiptSignatureInvalid, "signer info without digest algorithm")
@@ -141,8 +148,19 @@ final class PKCS7Container {
             guard [NID_sha1, NID_sha256, NID_sha384, NID_sha512].contains(digest) else {
                 throw VerificationError(.receiptSignatureInvalid, "unsupported digest algorithm (nid \(digest))")
             }
-            guard PKCS7_verify(pointer, nil, nil, nil, nil, PKCS7_NOVERIFY) == 1 else {
-                throw VerificationError(.receiptSignatureInvalid, "PKCS#7 signature does not verify with the signer certificate")
+            guard let signer else {
+                guard self.signer != nil, PKCS7_verify(pointer, nil, nil, nil, nil, PKCS7_NOVERIFY) == 1 else {
+                    throw VerificationError(.receiptSignatureInvalid, "PKCS#7 signature does not verify with the signer certificate")
+                }
+                return
+            }
+            guard let stack = COpenSSL_sk_X509_new_null() else {
+                throw VerificationError(.receiptSignatureInvalid, "sk_X509_new_null failed")
+            }
+            defer { COpenSSL_sk_X509_free(stack) }
+            guard COpenSSL_sk_X509_push(stack, signer.pointer) > 0,
+                  PKCS7_verify(pointer, stack, nil, nil, nil, PKCS7_NOVERIFY | PKCS7_NOINTERN) == 1 else {
+                throw VerificationError(.receiptSignatureInvalid, "PKCS#7 signature does not verify with the cached signer certificate")
             }
         }
     }

@@ -39,10 +39,13 @@ final class ReceiptChainVerifier: Sendable {
     /// Verifies the chain from the container's signer to a trust anchor.
     /// - Parameter container: The parsed receipt envelope.
     /// - Returns: The verified chain (leaf, intermediate, anchor) and its validity windows.
-    /// - Throws: ``VerificationError`` `untrusted-root`, `invalid-chain`, `missing-apple-oid`,
-    ///   `invalid-certificate`.
+    /// - Throws: ``VerificationError`` `invalid-receipt` (signer not embedded), `untrusted-root`,
+    ///   `invalid-chain`, `missing-apple-oid`, `invalid-certificate`.
     func verify(_ container: PKCS7Container) throws(VerificationError) -> VerifiedChain {
         defer { ERR_clear_error() }
+        guard let signer = container.signer, let untrusted = container.certificateStack else {
+            throw VerificationError(.invalidReceipt, "the signer's certificate is not embedded")
+        }
         guard let store = X509_STORE_new() else { throw VerificationError(.invalidChain, "X509_STORE_new failed") }
         defer { X509_STORE_free(store) }
         guard let context = X509_STORE_CTX_new() else { throw VerificationError(.invalidChain, "X509_STORE_CTX_new failed") }
@@ -52,7 +55,7 @@ final class ReceiptChainVerifier: Sendable {
             for anchor in trustAnchors where X509_STORE_add_cert(store, anchor.pointer) != 1 {
                 throw VerificationError(.invalidChain, "cannot load a trust anchor")
             }
-            guard X509_STORE_CTX_init(context, store, container.signer, container.certificateStack) == 1 else {
+            guard X509_STORE_CTX_init(context, store, signer, untrusted) == 1 else {
                 throw VerificationError(.invalidChain, "X509_STORE_CTX_init failed")
             }
             var flags = UInt(X509_V_FLAG_NO_CHECK_TIME)

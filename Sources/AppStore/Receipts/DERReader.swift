@@ -14,12 +14,16 @@
 ///   ``maxDepth`` levels are refused, so nesting can never blow the stack (nothing recurses);
 /// - failures are ``VerificationError`` `invalid-receipt`, never traps.
 struct DERReader {
-    /// One element: its identifier octet and the index range of its contents in ``bytes``.
+    /// One element: its identifier octet and the index ranges of its encoding and contents in ``bytes``.
     struct Element {
         /// The identifier octet (class, constructed bit, tag number).
         let tag: UInt8
+        /// Indices of the whole encoding (identifier, length, contents) within the reader's ``bytes``.
+        let encoding: Range<Int>
         /// Indices of the contents octets within the reader's ``bytes``.
-        let content: Range<Int>
+        var content: Range<Int> { (encoding.upperBound - contentCount)..<encoding.upperBound }
+        /// Number of contents octets.
+        let contentCount: Int
 
         /// Whether the constructed bit is set.
         var isConstructed: Bool { tag & 0x20 != 0 }
@@ -95,8 +99,9 @@ struct DERReader {
         guard length <= end - cursor else {
             throw Self.failure("element length \(length) exceeds the \(end - cursor) bytes left")
         }
+        let start = position
         position = cursor + length
-        return Element(tag: tag, content: cursor..<(cursor + length))
+        return Element(tag: tag, encoding: start..<position, contentCount: length)
     }
 
     /// Reads the next element and requires its identifier.
@@ -118,6 +123,23 @@ struct DERReader {
     /// The contents octets of an element.
     func contents(of element: Element) -> ArraySlice<UInt8> {
         bytes[element.content]
+    }
+
+    /// The whole encoding of an element (identifier, length and contents).
+    func encoding(of element: Element) -> ArraySlice<UInt8> {
+        bytes[element.encoding]
+    }
+
+    /// The DER identifier and definite length octets for `count` contents octets.
+    static func header(tag: UInt8, count: Int) -> [UInt8] {
+        if count < 0x80 { return [tag, UInt8(count)] }
+        var octets: [UInt8] = []
+        var remaining = count
+        while remaining > 0 {
+            octets.insert(UInt8(remaining & 0xFF), at: 0)
+            remaining >>= 8
+        }
+        return [tag, 0x80 | UInt8(octets.count)] + octets
     }
 
     /// The value of an INTEGER element as a signed 64-bit number.

@@ -32,12 +32,13 @@ enum ReceiptPayloadParser {
         guard outer.isAtEnd else { throw DERReader.failure("trailing bytes after the payload SET") }
 
         var receipt = AppReceipt()
-        var seen = Set<Int64>()
+        var seen: UInt64 = 0
         var attributes = try outer.reader(over: top)
         while !attributes.isAtEnd {
             let attribute = try readAttribute(&attributes)
-            guard seen.insert(attribute.type).inserted || !singular(receiptType: attribute.type) else {
-                throw DERReader.failure("attribute \(attribute.type) appears twice")
+            if let bit = singularBit(receiptType: attribute.type) {
+                guard seen & bit == 0 else { throw DERReader.failure("attribute \(attribute.type) appears twice") }
+                seen |= bit
             }
             switch attribute.type {
             case 0: receipt.rawReceiptType = try string(attribute)
@@ -64,12 +65,13 @@ enum ReceiptPayloadParser {
         let set = try holder.next(tag: DERReader.Tag.set, "in-app purchase")
         guard holder.isAtEnd else { throw DERReader.failure("trailing bytes after an in-app purchase SET") }
         var purchase = InAppPurchaseReceipt()
-        var seen = Set<Int64>()
+        var seen: UInt64 = 0
         var attributes = try holder.reader(over: set)
         while !attributes.isAtEnd {
             let attribute = try readAttribute(&attributes)
-            guard seen.insert(attribute.type).inserted || !singular(purchaseType: attribute.type) else {
-                throw DERReader.failure("in-app attribute \(attribute.type) appears twice")
+            if let bit = singularBit(purchaseType: attribute.type) {
+                guard seen & bit == 0 else { throw DERReader.failure("in-app attribute \(attribute.type) appears twice") }
+                seen |= bit
             }
             switch attribute.type {
             case 1701: purchase.quantity = try integer(attribute)
@@ -118,14 +120,20 @@ enum ReceiptPayloadParser {
         return Attribute(type: type, version: version, value: value, fields: fields)
     }
 
-    /// Documented receipt attributes that may appear at most once (17 repeats by design).
-    private static func singular(receiptType type: Int64) -> Bool {
-        [0, 2, 3, 4, 5, 12, 18, 19, 21].contains(type)
+    /// A bit per documented receipt attribute that may appear at most once (17 repeats by design).
+    private static func singularBit(receiptType type: Int64) -> UInt64? {
+        switch type {
+        case 0, 2, 3, 4, 5, 12, 18, 19, 21: 1 << UInt64(type)
+        default: nil
+        }
     }
 
-    /// Documented in-app attributes, each allowed at most once per purchase.
-    private static func singular(purchaseType type: Int64) -> Bool {
-        (1701...1708).contains(type) || [1711, 1712, 1713, 1719, 1721].contains(type)
+    /// A bit per documented in-app attribute, each allowed at most once per purchase.
+    private static func singularBit(purchaseType type: Int64) -> UInt64? {
+        switch type {
+        case 1701...1708, 1711, 1712, 1713, 1719, 1721: 1 << UInt64(type - 1701)
+        default: nil
+        }
     }
 
     /// The single DER element inside a value.
@@ -138,7 +146,9 @@ enum ReceiptPayloadParser {
 
     private static func string(_ attribute: Attribute) throws(VerificationError) -> String {
         let (reader, element) = try scalar(attribute)
-        guard [DERReader.Tag.utf8String, DERReader.Tag.ia5String, DERReader.Tag.printableString].contains(element.tag) else {
+        switch element.tag {
+        case DERReader.Tag.utf8String, DERReader.Tag.ia5String, DERReader.Tag.printableString: break
+        default:
             throw VerificationError(.invalidField, "receipt attribute \(attribute.type) is not a string")
         }
         guard let text = String(validating: reader.contents(of: element), as: UTF8.self) else {
