@@ -27,6 +27,39 @@ import Testing
         #expect(verifier.cacheStatistics.builds == 3)
     }
 
+    @Test func anotherSignerInTheSameCertificatesCannotPoisonTheCache() throws {
+        let verifier = try ReceiptVectors.testVerifier()
+        let valid = try ReceiptVectors.fixture("valid")
+        let byIntermediate = try ReceiptVectors.fixture("signed-by-intermediate")
+        // Same certificates field, different SignerInfo: a separate cache entry either way round.
+        #expect(verifier.verifyAndDecodeAppReceipt(byIntermediate).receiptCode == "invalid-chain")
+        #expect(verifier.verifyAndDecodeAppReceipt(valid).receiptCode == "valid")
+        #expect(verifier.verifyAndDecodeAppReceipt(byIntermediate).receiptCode == "invalid-chain")
+        #expect(verifier.cacheStatistics.builds == 2)
+        let a = try #require(PKCS7Layout(der: try receiptDER(valid)))
+        let b = try #require(PKCS7Layout(der: try receiptDER(byIntermediate)))
+        #expect(a.certificates == b.certificates && a.signerIdentifier != b.signerIdentifier)
+    }
+
+    @Test func cachedPathChecksTheSignatureAgainstTheCachedLeaf() throws {
+        let der = try receiptDER(try ReceiptVectors.fixture("valid"))
+        let full = try PKCS7Container(der: der, maxCertificates: 8)
+        let layout = try #require(PKCS7Layout(der: der))
+        let stripped = try PKCS7Container(der: layout.withoutCertificates, maxCertificates: 8)
+        #expect(stripped.certificateCount == 0 && stripped.signer == nil && stripped.content == full.content)
+        #expect(full.certificateCount == 3 && full.signer != nil)
+        let leaf = try X509Certificate(der: full.certificateDER(at: full.signerIndex))
+        try stripped.verifySignature(signer: leaf)
+        let others = try (0..<3).filter { $0 != full.signerIndex }.map { try X509Certificate(der: full.certificateDER(at: $0)) }
+        for other in others {
+            #expect(throws: VerificationError.self) { try stripped.verifySignature(signer: other) }
+        }
+        #expect(throws: VerificationError.self) { try stripped.verifySignature() }    // no embedded signer
+        // BER (Xcode) envelopes have no layout and take the full OpenSSL path.
+        guard ReceiptVectors.available else { print(Vectors.skipMessage); return }
+        #expect(PKCS7Layout(der: try receiptDER(try ReceiptVectors.base64(ReceiptVectors.xcodeReceipt))) == nil)
+    }
+
     @Test func rejectedFloodCannotEvictVerifiedChains() throws {
         let verifier = try ReceiptVectors.testVerifier {
             $0.limits.chainCacheCapacity = 2

@@ -67,6 +67,7 @@ import Testing
         ("intermediate-without-oid", "missing-apple-oid"),
         ("leaf-under-root", "invalid-chain"),        // two-level path: no WWDR-shaped intermediate
         ("self-signed", "untrusted-root"),           // like Xcode's StoreKit certificate
+        ("signed-by-intermediate", "invalid-chain"), // same certificates, the CA key signs
         ("expired-at-creation", "certificate-expired"),
         ("not-yet-valid-at-creation", "certificate-not-yet-valid"),
         ("invalid-date", "invalid-date"),

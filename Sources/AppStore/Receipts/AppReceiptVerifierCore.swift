@@ -71,9 +71,9 @@ final class AppReceiptVerifierCore: Sendable {
     /// The signature-checked content of a receipt and its verified chain.
     ///
     /// Cache key: for DER receipts (every App Store receipt), the exact bytes of the
-    /// `certificates` field (``PKCS7Layout``); on a hit OpenSSL parses the envelope without the
-    /// certificates and checks the signature against the cached leaf, which the SignerInfo must
-    /// name (`PKCS7_NOINTERN`). For BER receipts (Xcode), the key is the signer index plus every
+    /// `certificates` field and of the signer's issuer and serial (``PKCS7Layout``); on a hit
+    /// OpenSSL parses the envelope without the certificates and checks the signature against the
+    /// cached leaf, which the SignerInfo must name (`PKCS7_NOINTERN`). For BER receipts (Xcode), the key is the signer index plus every
     /// certificate's DER after a full parse. On a miss the signature is checked first (its
     /// failures depend on the message and are not cached), then the chain, whose outcome is
     /// cached. Rejected chains live in a separate table, so a flood of self-signed receipts can
@@ -83,7 +83,9 @@ final class AppReceiptVerifierCore: Sendable {
         var container: PKCS7Container?
         let keyBytes: [UInt8]
         if let layout {
-            keyBytes = [0] + layout.certificates
+            let count = UInt32(truncatingIfNeeded: layout.certificates.count)
+            keyBytes = [0, UInt8(count >> 24), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)]
+                + layout.certificates + layout.signerIdentifier
         } else {
             let full = try PKCS7Container(der: der, maxCertificates: limits.maxCertificates)
             container = full

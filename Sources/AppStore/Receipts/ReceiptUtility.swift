@@ -3,7 +3,8 @@
 /// Apple for, and trust comes from the signed API response, never from the receipt.
 ///
 /// Parsing is the same as ``AppReceiptVerifier``'s (OpenSSL for the PKCS#7 envelope, the bounded
-/// DER walker for the payload), so malformed input fails the same way, with a reason code.
+/// DER walker for the payload), so malformed input fails the same way, with a reason code; the
+/// signature and certificates are not looked at.
 public enum ReceiptUtility {
     /// Every in-app purchase's transaction id, in receipt order (the original transaction id
     /// when a purchase has no transaction id).
@@ -15,8 +16,12 @@ public enum ReceiptUtility {
     ///   `invalid-field`, `invalid-date`.
     public static func extractTransactionIds(appReceipt: String,
                                              limits: AppReceiptVerifierConfiguration.Limits = .init()) throws(VerificationError) -> [String] {
-        let container = try AppReceiptVerifierCore.open(appReceipt, limits: limits)
-        let receipt = try ReceiptPayloadParser.parse(container.content)
+        let der = try AppReceiptVerifierCore.decode(appReceipt, limits: limits)
+        // The certificates are not needed here: skip OpenSSL's costly certificate parsing when the
+        // envelope is DER (BER receipts, e.g. Xcode's, are parsed whole).
+        let envelope = try PKCS7Container(der: PKCS7Layout(der: der)?.withoutCertificates ?? der,
+                                          maxCertificates: limits.maxCertificates)
+        let receipt = try ReceiptPayloadParser.parse(envelope.content)
         return receipt.inAppPurchases.compactMap { $0.transactionId ?? $0.originalTransactionId }
     }
 

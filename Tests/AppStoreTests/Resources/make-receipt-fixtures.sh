@@ -19,6 +19,7 @@
 #   receipts/leaf-without-oid.b64         leaf lacks 1.2.840.113635.100.6.11.1
 #   receipts/intermediate-without-oid.b64 intermediate lacks 1.2.840.113635.100.6.2.1
 #   receipts/leaf-under-root.b64          leaf issued by the root directly (two-level path)
+#   receipts/signed-by-intermediate.b64   same three certificates, but the intermediate signs
 #   receipts/self-signed.b64              signed by a lone self-signed certificate (like Xcode's)
 #   receipts/expired-at-creation.b64      created 2026-06-01, after the leaf expired
 #   receipts/not-yet-valid-at-creation.b64  created 2023-06-01, before the leaf's notBefore
@@ -304,6 +305,11 @@ sign "$tmp/valid.der" leaf "intermediate root" md5 > receipts/md5.b64
 sign "$tmp/valid.der" leaf_no_oid "intermediate root" > receipts/leaf-without-oid.b64
 sign "$tmp/valid.der" leaf_under_no_oid "intermediate_no_oid root" > receipts/intermediate-without-oid.b64
 sign "$tmp/valid.der" leaf_under_root "root" > receipts/leaf-under-root.b64
+# Same certificates field as valid.b64 (intermediate, root, leaf in that order), the CA key signing.
+cat "$tmp/intermediate.pem" "$tmp/root.pem" "$tmp/leaf.pem" > "$tmp/same.pem"
+openssl smime -sign -binary -nodetach -outform DER -md sha256 -noattr -nocerts -signer "$tmp/intermediate.pem" \
+  -inkey "$tmp/intermediate.key" -certfile "$tmp/same.pem" -in "$tmp/valid.der" | base64 -w0 > receipts/signed-by-intermediate.b64
+echo >> receipts/signed-by-intermediate.b64
 sign "$tmp/valid.der" lone "" > receipts/self-signed.b64
 
 payload "$tmp/p.der" 2026-06-01T00:00:00Z; sign "$tmp/p.der" leaf "intermediate root" > receipts/expired-at-creation.b64
