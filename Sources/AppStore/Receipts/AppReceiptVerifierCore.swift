@@ -73,11 +73,11 @@ final class AppReceiptVerifierCore: Sendable {
     /// Cache key: for DER receipts (every App Store receipt), the exact bytes of the
     /// `certificates` field and of the signer's issuer and serial (``PKCS7Layout``); on a hit
     /// OpenSSL parses the envelope without the certificates and checks the signature against the
-    /// cached leaf, which the SignerInfo must name (`PKCS7_NOINTERN`). For BER receipts (Xcode), the key is the signer index plus every
-    /// certificate's DER after a full parse. On a miss the signature is checked first (its
-    /// failures depend on the message and are not cached), then the chain, whose outcome is
-    /// cached. Rejected chains live in a separate table, so a flood of self-signed receipts can
-    /// never evict Apple's verified chains.
+    /// cached leaf, which the SignerInfo must name (`PKCS7_NOINTERN`). For BER receipts (Xcode),
+    /// the key is the signer index plus every certificate's DER after a full parse. On a miss the
+    /// signature is checked first (its failures depend on the message and are not cached), then
+    /// the chain, whose outcome is cached. Rejected chains live in a separate table, so a flood of
+    /// self-signed receipts can never evict Apple's verified chains.
     func signedContent(of der: [UInt8]) throws(VerificationError) -> (content: [UInt8], chain: VerifiedChain) {
         let layout = PKCS7Layout(der: der)
         var container: PKCS7Container?
