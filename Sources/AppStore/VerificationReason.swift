@@ -1,4 +1,5 @@
-/// Why a signed App Store payload was rejected, as a stable machine-readable code.
+/// Why a signed App Store payload (StoreKit 2 JWS or StoreKit 1 app receipt) was rejected, as a
+/// stable machine-readable code.
 ///
 /// The ``code`` strings are part of the public contract (logs, metrics labels, rejection records)
 /// and never change meaning. Every reason produced by the offline verifier is final: retrying the
@@ -7,7 +8,7 @@
 /// | code | when |
 /// |---|---|
 /// | `malformed-jws` | not three non-empty `.`-separated segments (compact JWS) |
-/// | `too-large` | the JWS, its header segment or its payload segment exceeds the configured limit |
+/// | `too-large` | the JWS, its header segment or its payload segment, or a receipt's base64, exceeds the configured limit |
 /// | `invalid-base64url` | a segment is not canonical unpadded base64url (padding, `+`/`/`, whitespace, bad length, non-zero trailing bits) |
 /// | `invalid-json` | header or payload is not strict RFC 8259 JSON (also: not an object, invalid UTF-8, lone surrogates, trailing data) |
 /// | `duplicate-json-member` | an object repeats a member name (compared after unescaping) |
@@ -17,18 +18,21 @@
 /// | `missing-x5c` | header has no `x5c`, or an empty one |
 /// | `invalid-chain-length` | `x5c` does not hold exactly three certificates |
 /// | `invalid-certificate` | an `x5c` entry is not a string of canonical padded base64 of one DER certificate, or the leaf key is not P-256 |
-/// | `untrusted-root` | `x5c[2]` is not byte-for-byte one of the configured trust anchors |
-/// | `missing-apple-oid` | intermediate lacks `1.2.840.113635.100.6.2.1` or leaf lacks `1.2.840.113635.100.6.11.1` |
-/// | `invalid-chain` | the chain does not verify (signatures, issuer names, CA constraints, strict X.509 profile) |
-/// | `certificate-expired` | a chain certificate's `notAfter` lies before the effective date (`signedDate`, or now) |
+/// | `untrusted-root` | `x5c[2]` is not byte-for-byte one of the configured trust anchors; for a receipt, no path from the signer leads to a configured anchor (e.g. Xcode's self-signed StoreKit certificate) |
+/// | `missing-apple-oid` | intermediate lacks `1.2.840.113635.100.6.2.1` or leaf lacks `1.2.840.113635.100.6.11.1` (JWS and receipts) |
+/// | `invalid-chain` | the chain does not verify (signatures, issuer names, CA constraints, strict X.509 profile), or a receipt's verified path is not leaf <- intermediate <- anchor |
+/// | `certificate-expired` | a chain certificate's `notAfter` lies before the effective date (`signedDate`, a receipt's creation date, or now) |
 /// | `certificate-not-yet-valid` | a chain certificate's `notBefore` lies after the effective date |
 /// | `invalid-signature-format` | the signature segment does not decode to exactly 64 bytes `r‖s` (e.g. DER-encoded) |
 /// | `invalid-signature` | the ES256 signature does not verify with the leaf key |
-/// | `invalid-date` | a date field is not an integer number of milliseconds inside the configured range |
-/// | `missing-field` | a required payload field is absent or `null` |
-/// | `invalid-field` | a payload field has the wrong JSON type or is out of range |
+/// | `invalid-base64` | an app receipt is not canonical padded standard base64 (whitespace, `-`/`_`, missing padding, non-zero trailing bits) |
+/// | `invalid-receipt` | an app receipt is not one PKCS#7 SignedData with embedded `id-data` content, exactly one signer whose certificate is embedded, and a well-formed DER attribute SET (lengths, depth, duplicates, trailing bytes) |
+/// | `receipt-signature-invalid` | the receipt's PKCS#7 signature does not verify with the signer certificate, or uses a digest other than SHA-1/SHA-2 |
+/// | `invalid-date` | a date field is not an integer number of milliseconds inside the configured range; a receipt date is not RFC 3339 |
+/// | `missing-field` | a required payload field is absent or `null` (receipts: bundle id) |
+/// | `invalid-field` | a payload field has the wrong JSON type or is out of range; a receipt attribute has the wrong ASN.1 type |
 /// | `bundle-id-mismatch` | the payload's `bundleId` is not in the configured set (exact, case-sensitive) |
-/// | `environment-mismatch` | the payload's `environment` is not accepted by the configured policy |
+/// | `environment-mismatch` | the payload's `environment` (a receipt's type, attribute 0) is not accepted by the configured policy |
 /// | `app-apple-id-mismatch` | Production payload whose `appAppleId` differs from the configured one (notifications, app transactions; never transactions) |
 /// | `nested-mismatch` | a notification's nested transaction or renewal info does not belong to it (other `bundleId` or `environment` than `data`, or the two disagree on `originalTransactionId`) |
 /// | `retryable-verification-failure` | reserved for online checks (OCSP, network); never produced offline |
@@ -52,6 +56,9 @@ public struct VerificationReason: Sendable, Hashable, CustomStringConvertible {
         case certificateNotYetValid = "certificate-not-yet-valid"
         case invalidSignatureFormat = "invalid-signature-format"
         case invalidSignature = "invalid-signature"
+        case invalidBase64 = "invalid-base64"
+        case invalidReceipt = "invalid-receipt"
+        case receiptSignatureInvalid = "receipt-signature-invalid"
         case invalidDate = "invalid-date"
         case missingField = "missing-field"
         case invalidField = "invalid-field"
@@ -121,6 +128,12 @@ public struct VerificationReason: Sendable, Hashable, CustomStringConvertible {
     public static let invalidSignatureFormat = VerificationReason(.invalidSignatureFormat)
     /// `invalid-signature`: the ES256 signature does not verify.
     public static let invalidSignature = VerificationReason(.invalidSignature)
+    /// `invalid-base64`: an app receipt is not canonical standard base64.
+    public static let invalidBase64 = VerificationReason(.invalidBase64)
+    /// `invalid-receipt`: an app receipt is not a well-formed single-signer PKCS#7 receipt.
+    public static let invalidReceipt = VerificationReason(.invalidReceipt)
+    /// `receipt-signature-invalid`: the receipt's PKCS#7 signature does not verify.
+    public static let receiptSignatureInvalid = VerificationReason(.receiptSignatureInvalid)
     /// `invalid-date`: a date is not integer milliseconds in range.
     public static let invalidDate = VerificationReason(.invalidDate)
     /// `missing-field`: a required payload field is absent.
@@ -143,7 +156,8 @@ public struct VerificationReason: Sendable, Hashable, CustomStringConvertible {
         .malformedJWS, .tooLarge, .invalidBase64URL, .invalidJSON, .duplicateJSONMember, .jsonTooDeep,
         .unsupportedAlgorithm, .forbiddenHeader, .missingX5C, .invalidChainLength, .invalidCertificate,
         .untrustedRoot, .missingAppleOID, .invalidChain, .certificateExpired, .certificateNotYetValid,
-        .invalidSignatureFormat, .invalidSignature, .invalidDate, .missingField, .invalidField,
+        .invalidSignatureFormat, .invalidSignature, .invalidBase64, .invalidReceipt, .receiptSignatureInvalid,
+        .invalidDate, .missingField, .invalidField,
         .bundleIdMismatch, .environmentMismatch, .appAppleIdMismatch, .nestedMismatch, .retryableVerificationFailure,
     ]
 }

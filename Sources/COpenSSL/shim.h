@@ -12,6 +12,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/objects.h>
+#include <openssl/pkcs7.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 #include <openssl/x509.h>
@@ -38,5 +39,20 @@ static inline X509 *COpenSSL_sk_X509_value(const STACK_OF(X509) *stack, int inde
 
 // BIO_get_mem_data is a function-like macro over BIO_ctrl.
 static inline long COpenSSL_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
+
+// PKCS7_type_is_signed is a function-like macro over OBJ_obj2nid.
+static inline int COpenSSL_PKCS7_type_is_signed(const PKCS7 *p7) { return PKCS7_type_is_signed(p7); }
+
+// PKCS7_type_is_data is a function-like macro over OBJ_obj2nid.
+static inline int COpenSSL_PKCS7_type_is_data(const PKCS7 *p7) { return PKCS7_type_is_data(p7); }
+
+// PKCS7_get_detached is a function-like macro over PKCS7_ctrl.
+static inline long COpenSSL_PKCS7_get_detached(PKCS7 *p7) { return PKCS7_get_detached(p7); }
+
+// sk_PKCS7_SIGNER_INFO_num is a type-safe stack macro.
+static inline int COpenSSL_sk_PKCS7_SIGNER_INFO_num(const STACK_OF(PKCS7_SIGNER_INFO) *stack) { return sk_PKCS7_SIGNER_INFO_num(stack); }
+
+// sk_PKCS7_SIGNER_INFO_value is a type-safe stack macro.
+static inline PKCS7_SIGNER_INFO *COpenSSL_sk_PKCS7_SIGNER_INFO_value(const STACK_OF(PKCS7_SIGNER_INFO) *stack, int index) { return sk_PKCS7_SIGNER_INFO_value(stack, index); }
 
 #endif

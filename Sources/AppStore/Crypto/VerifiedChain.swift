@@ -1,6 +1,7 @@
-/// The message-independent outcome of checking one JWS header's `x5c` chain: the leaf's public
-/// key plus the validity windows of all three certificates. Cached per header by ``ChainCache``,
-/// so each message only pays for a window comparison and one ECDSA verification.
+/// The message-independent outcome of checking one JWS header's `x5c` chain (or one app
+/// receipt's embedded certificates): the leaf's public key plus the validity windows of all three
+/// certificates. Cached per header (per certificate set) by ``ChainCache``, so each message only
+/// pays for a window comparison and one signature verification.
 final class VerifiedChain: Sendable {
     /// A certificate's validity period in whole seconds since 1970 (inclusive bounds, like OpenSSL).
     struct ValidityWindow: Sendable, Equatable {
