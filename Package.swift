@@ -48,6 +48,6 @@ let package = Package(
         .testTarget(name: "FakeAppStoreTests", dependencies: ["FakeAppStore", "AppStore", "HTTP"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "AppStore", "Observability"]),
         .testTarget(name: "ReceiptdTests", dependencies: ["Receiptd", "AppStore", "HTTP"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["Pipeline", "Kafka", "AppStore", "Observability", "Lifecycle"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["Pipeline", "Kafka", "AppStore", "Observability", "Lifecycle", "FakeAppStore", "HTTP"]),
     ]
 )

@@ -83,6 +83,16 @@ import Testing
         if case .failure(let rejection) = result { #expect(rejection.reason == .productTypeMismatch) }
     }
 
+    @Test func legacyTransactionWithoutAppleTypeFollowsTheCatalogue() throws {
+        let product = try #require(Fixtures.catalogue["com.demo.unlock.pro"])
+        var transaction = Fixtures.transaction(productId: "com.demo.unlock.pro", type: .nonConsumable, expires: nil)
+        transaction.type = ""  // StoreKit 1 receipts usually carry no product type
+        let decision = try EntitlementRules.decide(transaction, product: product, now: Fixtures.now).get()
+        #expect(decision.action == .grant)
+        transaction.type = "Something New"
+        #expect(throws: Rejection.self) { try EntitlementRules.decide(transaction, product: product, now: Fixtures.now).get() }
+    }
+
     @Test func invalidTransactionsAreRejected() throws {
         let sub = try #require(Fixtures.catalogue["com.demo.monthly.sub"])
         let noExpiry = EntitlementRules.decide(Fixtures.transaction(expires: nil), product: sub, now: Fixtures.now)

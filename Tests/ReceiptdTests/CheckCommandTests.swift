@@ -111,6 +111,42 @@ import Testing
         #expect(result.lines[4]["reason"] as? String == "bundle-id-mismatch")
     }
 
+    @Test func realLegacyReceiptsGetTheirREADMEVerdicts() throws {
+        guard FileManager.default.fileExists(atPath: Self.vectors.path) else {
+            print("SKIPPED: shared vectors not found at \(Self.vectors.path)")
+            return
+        }
+        // file stem, bundle id, expected outcome, reason, number of transactions
+        let cases: [(String, String, String, String?, Int)] = [
+            ("r1-sandbox-g5-2025-dev.bonzer.weeka.app", "dev.bonzer.weeka.app", "verified", nil, 2),
+            ("r2-production-g5-2024-org.getpure.pure-iphone", "org.getpure.pure-iphone", "verified", nil, 4),
+            ("r3-sandbox-wwdrg1-sha1-2020-com.nutcall.alert", "com.nutcall.alert", "verified", nil, 187),
+            ("r4-production-wwdrg1-sha1-2015-com.mustafadur.Kargotakip", "com.mustafadur.Kargotakip", "verified", "no-transactions", 0),
+            ("r5-sandbox-g5-2025-com.XMCodey.apple.ClipTrace", "com.XMCodey.apple.ClipTrace", "verified", nil, 1),
+            ("r6-xcode-storekit-testing-NOT-apple-signed", "net.zachariadis.cyclemaps", "rejected", "untrusted-root", 0),
+            ("r1-sandbox-g5-2025-dev.bonzer.weeka.app", "com.example.other", "rejected", "bundle-id-mismatch", 0),
+        ]
+        var input = ""
+        for (stem, bundleId, _, _, _) in cases {
+            // Raw file content, line breaks included: ingest normalises the base64.
+            let receipt = try String(contentsOf: Self.vectors.appendingPathComponent("receipts/\(stem).b64"), encoding: .utf8)
+            input += Self.submission(stem, bundleId: bundleId, kind: "appReceipt", payload: receipt) + "\n"
+        }
+        let result = try Self.check(input)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.lines.count == cases.count)
+        for ((stem, _, outcome, reason, count), line) in zip(cases, result.lines) {
+            #expect(line["outcome"] as? String == outcome, "\(stem): \(line["detail"] ?? "")")
+            #expect(line["reason"] as? String == reason, "\(stem)")
+            #expect((line["transactions"] as? [Any])?.count == count, "\(stem)")
+        }
+        let r1 = try #require((result.lines[0]["transactions"] as? [[String: Any]])?.first)
+        #expect(r1["transactionId"] as? String == "2000001092134138")
+        #expect(r1["productId"] as? String == "dev.bonzer.weeka.app.subscription.pro.annual")
+        #expect(r1["expiresDate"] as? String == "2025-12-26T18:19:07Z")
+        #expect(r1["environment"] as? String == "Sandbox")
+    }
+
     @Test func wrongParametersAndBadInputGetReasonCodes() throws {
         guard FileManager.default.fileExists(atPath: Self.vectors.path) else {
             print("SKIPPED: shared vectors not found at \(Self.vectors.path)")

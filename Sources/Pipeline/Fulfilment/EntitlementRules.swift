@@ -47,7 +47,9 @@ public enum EntitlementRules {
     public static func decide(_ transaction: VerifiedTransaction, product: CatalogueProduct,
                               now: Date) -> Result<Decision, Rejection> {
         let subject = SubmissionSubject(transactionId: transaction.transactionId)
-        guard let appleType = transaction.productType else {
+        // Legacy receipts usually carry no product type (empty `type`): the catalogue decides.
+        let appleType = transaction.type.isEmpty ? product.type : transaction.productType
+        guard let appleType else {
             return .failure(Rejection(reason: .productTypeMismatch, detail: "Apple type \"\(transaction.type.prefix(64))\" "
                 + "is unknown; catalogue says \(product.type.rawValue) for \(product.productId)", subject: subject))
         }

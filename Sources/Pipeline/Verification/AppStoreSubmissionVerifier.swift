@@ -16,15 +16,33 @@ import Foundation
 /// Binding matters as much as the signature: a genuine JWS of *another* app, replayed under
 /// this app's bundle id, must not grant anything, so the signed `bundleId` must equal the
 /// submission's `bundleId` exactly (`bundle-id-mismatch`) even when the verifier itself accepts
-/// any bundle id. `appReceipt` and `transactionId` are answered `unsupported-kind` by
-/// ``VerifyStage`` until the legacy-receipt and Server API paths are wired in.
+/// any bundle id.
+/// - `transactionId`: looked up with the App Store Server API (Get Transaction Info, the other
+///   environment tried on 4040010); the signed answer is verified like any JWS.
+/// - `appReceipt`: per ``LegacyReceiptMode``.
+///
+/// App Store request failures keep the taxonomy's codes (`appstore-api-*`, `verify-receipt-*`,
+/// `network-*`), retryability and `Retry-After` (``AppStoreRequestStageError``).
 public struct AppStoreSubmissionVerifier: SubmissionVerifier {
-    public let supportedKinds: Set<SubmissionKind> = [.signedTransaction, .serverNotification, .signedRenewalInfo]
+    public let supportedKinds: Set<SubmissionKind>
     private let verifier: SignedDataVerifier
+    private let legacy: LegacyReceiptVerification?
+    private let serverAPI: AppStoreServerAPIClient?
 
-    /// - Parameter verifier: the offline JWS verifier (shared: its chain cache is what makes it fast).
-    public init(verifier: SignedDataVerifier) {
+    /// - Parameters:
+    ///   - verifier: the offline JWS verifier (shared: its chain cache is what makes it fast).
+    ///   - legacy: how `appReceipt` submissions are verified; nil answers them `unsupported-kind`.
+    ///   - serverAPI: the App Store Server API client for `transactionId` submissions (and the
+    ///     `serverAPI` receipt mode); nil answers `transactionId` with `unsupported-kind`.
+    public init(verifier: SignedDataVerifier, legacy: LegacyReceiptVerification? = nil,
+                serverAPI: AppStoreServerAPIClient? = nil) {
         self.verifier = verifier
+        self.legacy = legacy
+        self.serverAPI = serverAPI
+        var kinds: Set<SubmissionKind> = [.signedTransaction, .serverNotification, .signedRenewalInfo]
+        if legacy != nil { kinds.insert(.appReceipt) }
+        if serverAPI != nil { kinds.insert(.transactionId) }
+        supportedKinds = kinds
     }
 
     public func verify(_ submission: IngestedSubmission, context: StageContext) async throws -> [VerifiedTransaction] {
@@ -40,10 +58,69 @@ public struct AppStoreSubmissionVerifier: SubmissionVerifier {
         case .signedRenewalInfo:
             _ = try Self.unwrap(verifier.verifyAndDecodeRenewalInfo(submission.payload))
             return []
-        default:
+        case .transactionId:
+            guard let serverAPI else { throw StageError.permanent(.unsupportedKind, "no App Store Server API configured") }
+            let response = try await Self.request { try await serverAPI.getTransactionInfo(transactionId: submission.payload, attempt: context.attempt) }
+            let transaction = try Self.unwrap(response.verifiedTransaction(using: verifier))
+            try Self.bind(signed: transaction.bundleId, to: submission)
+            return [VerifiedTransaction(transaction)]
+        case .appReceipt:
+            guard let legacy else { throw StageError.permanent(.unsupportedKind, "no legacy receipt verification configured") }
+            return try await verifyReceipt(submission, legacy: legacy, context: context)
+        case .signedTransaction:
             let transaction = try Self.unwrap(verifier.verifyAndDecodeTransaction(submission.payload))
             try Self.bind(signed: transaction.bundleId, to: submission)
             return [VerifiedTransaction(transaction)]
+        }
+    }
+
+    private func verifyReceipt(_ submission: IngestedSubmission, legacy: LegacyReceiptVerification,
+                               context: StageContext) async throws -> [VerifiedTransaction] {
+        switch legacy.mode {
+        case .verifyReceipt:
+            // Apple's endpoint is the verifier here (the answer is authenticated by TLS to Apple).
+            guard let client = legacy.verifyReceipt else {
+                throw StageError.permanent(.unsupportedKind, "receipt mode verifyReceipt without a verifyReceipt client")
+            }
+            let result = try await Self.request { try await client.verify(receiptData: submission.payload, attempt: context.attempt) }
+            try Self.bind(signed: result.bundleId, to: submission)
+            let environment = result.rawEnvironment ?? result.environment.rawValue
+            return result.transactions.map {
+                VerifiedTransaction($0, bundleId: submission.bundleId, environment: environment, answeredAt: context.now)
+            }
+        case .local, .serverAPI:
+            let receipt = try Self.unwrap(legacy.receiptVerifier.verifyAndDecodeAppReceipt(submission.payload))
+            try Self.bind(signed: receipt.bundleId, to: submission)
+            if legacy.mode == .local {
+                let environment = receipt.environment?.rawValue ?? receipt.rawReceiptType ?? ""
+                return receipt.inAppPurchases.compactMap {
+                    VerifiedTransaction($0, bundleId: submission.bundleId, environment: environment,
+                                        signedDate: receipt.receiptCreationDate)
+                }
+            }
+            guard let serverAPI else {
+                throw StageError.permanent(.unsupportedKind, "receipt mode serverAPI without an App Store Server API client")
+            }
+            guard let first = receipt.inAppPurchases.compactMap(\.transactionId).first else { return [] }
+            let pages = try await Self.request { try await serverAPI.getAllTransactionHistory(transactionId: first, attempt: context.attempt) }
+            var transactions: [VerifiedTransaction] = []
+            for page in pages {
+                for result in page.verifiedTransactions(using: verifier) {
+                    let transaction = try Self.unwrap(result)
+                    try Self.bind(signed: transaction.bundleId, to: submission)
+                    transactions.append(VerifiedTransaction(transaction))
+                }
+            }
+            return transactions
+        }
+    }
+
+    /// Runs an App Store request, turning its typed failure into the stage's classified error.
+    private static func request<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let failure as any AppStoreRequestFailure {
+            throw AppStoreRequestStageError(failure)
         }
     }
 
@@ -61,6 +138,21 @@ public struct AppStoreSubmissionVerifier: SubmissionVerifier {
             throw StageError.permanent(.bundleIdMismatch,
                                        "signed bundleId \(bundleId ?? "(none)") differs from the submission's \(submission.bundleId)")
         }
+    }
+}
+
+/// How `appReceipt` submissions are verified: the mode and the verifiers it needs.
+public struct LegacyReceiptVerification: Sendable {
+    public var mode: LegacyReceiptMode
+    /// The local PKCS#7 verifier (modes `local` and `serverAPI`).
+    public var receiptVerifier: AppReceiptVerifier
+    /// Apple's legacy endpoint (mode `verifyReceipt`).
+    public var verifyReceipt: VerifyReceiptClient?
+
+    public init(mode: LegacyReceiptMode, receiptVerifier: AppReceiptVerifier, verifyReceipt: VerifyReceiptClient? = nil) {
+        self.mode = mode
+        self.receiptVerifier = receiptVerifier
+        self.verifyReceipt = verifyReceipt
     }
 }
 

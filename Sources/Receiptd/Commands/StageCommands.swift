@@ -1,4 +1,5 @@
 import Foundation
+import HTTP
 import Observability
 import Pipeline
 
@@ -29,7 +30,7 @@ struct VerifyCommand: Command {
 
     func run() async throws -> Int32 {
         let configuration = try options.load(stage: .verify)
-        let verifier = AppStoreSubmissionVerifier(verifier: try configuration.signedDataVerifier())
+        let verifier = try configuration.submissionVerifier(transport: try CurlHTTPClient())
         return try await StageWorker.run(VerifyStage(verifier: verifier), configuration: configuration,
                                          logger: makeLogger(configuration, label: "receiptd.verify"))
     }

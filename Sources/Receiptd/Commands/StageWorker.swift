@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import HTTP
 import Kafka
 import Lifecycle
 import Observability
@@ -142,6 +143,52 @@ extension WorkerConfiguration {
         configuration.appAppleId = verify.appAppleId > 0 ? verify.appAppleId : nil
         configuration.environment = try CheckCommand.environmentPolicy(verify.environment)
         return try SignedDataVerifier(configuration: configuration)
+    }
+
+    /// The verify stage's verifier: offline JWS always; StoreKit 1 receipts per
+    /// `verify.appReceiptMode`; `transactionId` when the App Store Server API is configured.
+    /// - Parameter transport: the HTTP client for Apple's endpoints (one per worker, shared).
+    func submissionVerifier(transport: @autoclosure () throws -> any HTTPTransport) throws -> AppStoreSubmissionVerifier {
+        let signed = try signedDataVerifier()
+        guard let mode = LegacyReceiptMode(rawValue: verify.appReceiptMode) else {
+            throw ValidationError("verify.appReceiptMode must be local, verifyReceipt or serverAPI, got '\(verify.appReceiptMode)'")
+        }
+        var receipts = AppReceiptVerifierConfiguration()
+        if !verify.receiptTrustRoots.isEmpty {
+            receipts.trustAnchors = try verify.receiptTrustRoots.flatMap { try X509Certificate.load(path: $0) }
+        }
+        receipts.bundleIds = Set(verify.bundleIds)
+        receipts.environment = try CheckCommand.environmentPolicy(verify.environment)
+        let needsHTTP = !verify.serverApi.keyPath.isEmpty || mode == .verifyReceipt
+        let http: (any HTTPTransport)? = needsHTTP ? try transport() : nil
+
+        var serverAPI: AppStoreServerAPIClient?
+        if let http, !verify.serverApi.keyPath.isEmpty {
+            let api = verify.serverApi
+            var configuration = AppStoreServerAPIConfiguration(signingKeyPath: api.keyPath, keyId: api.keyId,
+                                                               issuerId: api.issuerId, bundleId: api.bundleId)
+            configuration.environment = api.environment.lowercased() == "sandbox" ? .sandbox : .production
+            configuration.productionBaseURL = api.productionBaseURL
+            configuration.sandboxBaseURL = api.sandboxBaseURL
+            configuration.requestTimeout = .seconds(api.requestTimeoutSeconds)
+            serverAPI = try AppStoreServerAPIClient(configuration: configuration, transport: http)
+        } else if mode == .serverAPI {
+            throw ValidationError("verify.appReceiptMode serverAPI needs verify.serverApi.keyPath")
+        }
+        var verifyReceiptClient: VerifyReceiptClient?
+        if mode == .verifyReceipt, let http {
+            var configuration = VerifyReceiptConfiguration()
+            configuration.sharedSecretPath = verify.verifyReceipt.sharedSecretPath.isEmpty ? nil : verify.verifyReceipt.sharedSecretPath
+            configuration.productionURL = verify.verifyReceipt.productionURL
+            configuration.sandboxURL = verify.verifyReceipt.sandboxURL
+            configuration.excludeOldTransactions = verify.verifyReceipt.excludeOldTransactions
+            configuration.bundleIds = Set(verify.bundleIds)
+            configuration.requestTimeout = .seconds(verify.verifyReceipt.requestTimeoutSeconds)
+            verifyReceiptClient = try VerifyReceiptClient(configuration: configuration, transport: http)
+        }
+        let legacy = LegacyReceiptVerification(mode: mode, receiptVerifier: try AppReceiptVerifier(configuration: receipts),
+                                               verifyReceipt: verifyReceiptClient)
+        return AppStoreSubmissionVerifier(verifier: signed, legacy: legacy, serverAPI: serverAPI)
     }
 }
 

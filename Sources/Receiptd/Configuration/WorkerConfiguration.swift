@@ -64,6 +64,40 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var appAppleId: Int64 = 0
         /// `production`, `sandbox` or `any`.
         var environment = "any"
+        /// How `appReceipt` submissions are verified: `local` (PKCS#7 checked here, no network),
+        /// `verifyReceipt` (Apple's legacy endpoint) or `serverAPI` (local check, then the
+        /// App Store Server API history).
+        var appReceiptMode = "local"
+        /// PEM/DER trust anchors for StoreKit 1 receipts; empty means the bundled Apple Inc. Root.
+        var receiptTrustRoots: [String] = []
+        var serverApi = ServerAPI()
+        var verifyReceipt = VerifyReceipt()
+    }
+
+    /// The App Store Server API (for `transactionId` submissions and the `serverAPI` receipt mode).
+    /// Disabled while `keyPath` is empty.
+    struct ServerAPI: Codable, Sendable, Equatable {
+        /// Path of the `.p8` signing key (a secret: only its path is configuration).
+        var keyPath = ""
+        var keyId = ""
+        var issuerId = ""
+        /// The bundle id the tokens are issued for.
+        var bundleId = ""
+        /// Which environment is asked first (`production` or `sandbox`); the other is tried on 4040010.
+        var environment = "production"
+        var productionBaseURL = "https://api.storekit.apple.com"
+        var sandboxBaseURL = "https://api.storekit-sandbox.apple.com"
+        var requestTimeoutSeconds = 10.0
+    }
+
+    /// Apple's legacy verifyReceipt endpoint (the `verifyReceipt` receipt mode).
+    struct VerifyReceipt: Codable, Sendable, Equatable {
+        /// Path of the file holding the app's shared secret (needed for subscriptions); empty for none.
+        var sharedSecretPath = ""
+        var productionURL = "https://buy.itunes.apple.com/verifyReceipt"
+        var sandboxURL = "https://sandbox.itunes.apple.com/verifyReceipt"
+        var excludeOldTransactions = false
+        var requestTimeoutSeconds = 10.0
     }
 
     struct Fulfil: Codable, Sendable, Equatable {
