@@ -1,4 +1,5 @@
 import AppStore
+import FakeAppStore
 import Foundation
 import Kafka
 import Observability
@@ -51,8 +52,10 @@ struct DemoCommand: Command {
     func run() async throws -> Int32 {
         let run = try PipelineRun(port: port, partitions: 32, maxInFlight: 256, workersPerStage: workers,
                                   stallTimeout: stallTimeout, keep: keep)
-        printError("receiptd demo: embedded broker at \(run.harness.broker.bootstrapServers); workers' logs in \(run.harness.directory)")
-        var generator = SubmissionGenerator(signer: run.harness.pki.signer, forger: run.harness.forgerPKI.signer, seed: seed)
+        printError("receiptd demo: embedded broker at \(run.harness.broker.bootstrapServers), fake App Store at "
+                   + "\(run.harness.appStore.productionBaseURL); workers' logs in \(run.harness.directory)")
+        var generator = SubmissionGenerator(signer: run.harness.pki.signer, forger: run.harness.forgerPKI.signer, seed: seed,
+                                            appStore: run.harness.appStore.store)
         var expectations: [String: SubmissionGenerator.Expectation] = [:]
         var batch: [SubmissionGenerator.Submission] = []
         for _ in 0..<submissions {

@@ -2,6 +2,7 @@ import AppStore
 import Foundation
 import Kafka
 import Observability
+import FakeAppStore
 import Pipeline
 
 /// One complete pipeline on the embedded defaults, as `receiptd demo` and `receiptd bench
@@ -16,6 +17,8 @@ final class PipelineHarness: @unchecked Sendable {
     let configPath: String
     let pki: TestPKI
     let forgerPKI: TestPKI
+    /// The fake App Store the verify workers call for `transactionId` and `appReceipt` submissions.
+    let appStore: FakeAppStore
     private(set) var workers: [WorkerProcess] = []
 
     /// - Parameters:
@@ -36,12 +39,27 @@ final class PipelineHarness: @unchecked Sendable {
         let rootPath = directory + "/demo-root.pem"
         try pki.root.pemString.write(toFile: rootPath, atomically: true, encoding: .utf8)
 
+        // The fake App Store (Server API + verifyReceipt) on loopback, with credentials on disk
+        // exactly as a deployment would hold Apple's: a .p8 key and a shared-secret file.
+        let credentials = try FakeAppStoreCredentials.generate(now: now)
+        let files = try credentials.write(to: directory + "/appstore")
+        appStore = try FakeAppStore(configuration: FakeAppStoreConfiguration(bundleId: bundleId, credentials: credentials))
+
         var configuration = WorkerConfiguration()
         configuration.topics.partitions = partitions
         configuration.topics.create = false
         configuration.runner.maxInFlight = maxInFlight
         configuration.runner.shutdownGraceSeconds = 10
-        configuration.verify.trustRoots = [rootPath]
+        configuration.verify.trustRoots = [rootPath, files.rootCertificate]
+        configuration.verify.appReceiptMode = "verifyReceipt"
+        configuration.verify.serverApi = .init(keyPath: files.signingKey, keyId: credentials.keyId, issuerId: credentials.issuerId,
+                                               bundleId: bundleId, environment: "production",
+                                               productionBaseURL: appStore.productionBaseURL, sandboxBaseURL: appStore.sandboxBaseURL,
+                                               requestTimeoutSeconds: 5)
+        configuration.verify.verifyReceipt = .init(sharedSecretPath: files.sharedSecret ?? "",
+                                                   productionURL: appStore.productionVerifyReceiptURL,
+                                                   sandboxURL: appStore.sandboxVerifyReceiptURL,
+                                                   excludeOldTransactions: false, requestTimeoutSeconds: 5)
         configuration.verify.bundleIds = [bundleId]
         configuration.fulfil.catalogue = Self.cataloguePath()
         configuration.log.level = "notice"
@@ -101,6 +119,7 @@ final class PipelineHarness: @unchecked Sendable {
 
     /// Stops the broker and removes the temporary directory (unless `keep`).
     func close(keep: Bool) {
+        appStore.stop()
         broker.cluster.close()
         if !keep { try? FileManager.default.removeItem(atPath: directory) }
     }

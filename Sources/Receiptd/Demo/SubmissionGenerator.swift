@@ -1,4 +1,5 @@
 import AppStore
+import FakeAppStore
 import Foundation
 
 /// Produces a reproducible stream of `receipt-submitted/v1` records shaped like real traffic:
@@ -33,6 +34,7 @@ struct SubmissionGenerator {
 
     private let signer: JWSSigner
     private let forger: JWSSigner
+    private let appStore: FakeTransactionStore?
     private var random: SeededRandom
     private let now: Date
     private var nextTransaction: Int64 = 2_000_000_100_000_000
@@ -45,9 +47,12 @@ struct SubmissionGenerator {
     ///   - forger: signs with a look-alike PKI the verifier does not trust.
     ///   - seed: makes the stream reproducible.
     ///   - now: the instant transactions are signed at.
-    init(signer: JWSSigner, forger: JWSSigner, seed: UInt64, now: Date = Date()) {
+    ///   - appStore: the fake App Store's purchases, for `transactionId` and `appReceipt` submissions
+    ///     (without one those kinds are expected to be answered `unsupported-kind`).
+    init(signer: JWSSigner, forger: JWSSigner, seed: UInt64, now: Date = Date(), appStore: FakeTransactionStore? = nil) {
         self.signer = signer
         self.forger = forger
+        self.appStore = appStore
         self.random = SeededRandom(seed: seed)
         self.now = now
         self.runId = String(seed, radix: 36)
@@ -91,12 +96,26 @@ struct SubmissionGenerator {
             let (value, reason) = malformed(submissionId, userId)
             return Submission(submissionId: submissionId, key: Self.bundleId + "/" + userId, value: value, expectation: .rejected(reason: reason))
         default:
-            // Kinds the verify stage answers with unsupported-kind until the verification issue lands.
-            let kinds: [(String, String)] = [("transactionId", String(nextTransaction + 17)),
-                                             ("appReceipt", "MIIT" + String(repeating: "QUJD", count: 40))]
-            let (kind, payload) = kinds[Int.random(in: 0..<kinds.count, using: &random)]
-            return Submission(submissionId: submissionId, key: Self.bundleId + "/" + userId, value: record(submissionId, userId, kind, payload),
-                              expectation: .rejected(reason: "unsupported-kind"))
+            guard let appStore else {
+                let kinds: [(String, String)] = [("transactionId", String(nextTransaction + 17)),
+                                                 ("appReceipt", "MIIT" + String(repeating: "QUJD", count: 40))]
+                let (kind, payload) = kinds[Int.random(in: 0..<kinds.count, using: &random)]
+                return Submission(submissionId: submissionId, key: Self.bundleId + "/" + userId,
+                                  value: record(submissionId, userId, kind, payload), expectation: .rejected(reason: "unsupported-kind"))
+            }
+            // A purchase Apple knows about, submitted as a bare transaction id (verified through the
+            // App Store Server API) or as a StoreKit 1 receipt (verified through verifyReceipt).
+            let purchase = appStore.purchase(productId: "com.demo.coins.100", type: .consumable,
+                                             environment: Bool.random(using: &random) ? .production : .sandbox,
+                                             purchaseDate: now.addingTimeInterval(-60))
+            if Bool.random(using: &random) {
+                return Submission(submissionId: submissionId, key: Self.bundleId + "/" + userId,
+                                  value: record(submissionId, userId, "transactionId", purchase.transactionId),
+                                  expectation: .entitlement(action: "grant"))
+            }
+            let receipt = appStore.makeReceipt(customerId: purchase.customerId, environment: purchase.environment)
+            return Submission(submissionId: submissionId, key: Self.bundleId + "/" + userId,
+                              value: record(submissionId, userId, "appReceipt", receipt), expectation: .entitlement(action: "grant"))
         }
     }
 
