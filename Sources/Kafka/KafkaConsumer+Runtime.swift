@@ -12,6 +12,8 @@ extension KafkaConsumer {
         private let onPartitionsRevoked: (@Sendable ([KafkaTopicPartition]) -> Void)?
         private let revokeDrainTimeout: Duration?
         let commitsOffsets: Bool
+        /// A safety cap on one pre-pause drain (librdkafka's queue limit normally ends it first).
+        private let drainLimit: Int
 
         init(configuration: KafkaConsumerConfiguration) {
             state = Mutex(StateMachine(maxBuffered: configuration.maxBufferedMessages))
@@ -19,6 +21,7 @@ extension KafkaConsumer {
             onPartitionsRevoked = configuration.onPartitionsRevoked
             revokeDrainTimeout = configuration.revokeDrainTimeout
             commitsOffsets = configuration.isGroupMember
+            drainLimit = max(configuration.maxBufferedMessages * 16, 65_536)
         }
 
         func emit(_ event: KafkaConsumerEvent) {
@@ -75,21 +78,38 @@ extension KafkaConsumer {
         func runPollLoop(client: RDKafkaConsumerClient) {
             while state.withLock({ $0.lifecycle == .running }) {
                 applyPauses(client: client)
-                let polled = client.poll(timeoutMilliseconds: 100, maxMessages: 512)
-                if polled.isEmpty { continue }
-                var messages: [KafkaConsumerMessage] = []
-                messages.reserveCapacity(polled.count)
-                for result in polled {
-                    switch result {
-                    case .message(let message): messages.append(message)
-                    case .error(let error): clientError(error)
-                    }
-                }
-                if !messages.isEmpty {
-                    state.withLock { $0.messagesPolled(messages) }.run(wakingWith: {})
+                guard deliver(client.poll(timeoutMilliseconds: 100, maxMessages: 512)) else { continue }
+                // Pausing discards what librdkafka has prefetched and refetches it after the
+                // resume (with librdkafka 2.0.2's fetch backoff), which costs far more than keeping
+                // it. So first move what is already queued locally into the buffer; librdkafka's
+                // own queue limit (`queued.max.messages.kbytes`) bounds that overshoot.
+                var drained = 0
+                while drained < drainLimit {
+                    let polled = client.poll(timeoutMilliseconds: 0, maxMessages: 512)
+                    if polled.isEmpty { break }
+                    drained += polled.count
+                    _ = deliver(polled)
                 }
             }
             close(client: client)
+        }
+
+        /// Hands polled messages to the state machine and reports errors.
+        /// - Returns: Whether backpressure engaged.
+        private func deliver(_ polled: [RDKafkaPolled]) -> Bool {
+            if polled.isEmpty { return false }
+            var messages: [KafkaConsumerMessage] = []
+            messages.reserveCapacity(polled.count)
+            for result in polled {
+                switch result {
+                case .message(let message): messages.append(message)
+                case .error(let error): clientError(error)
+                }
+            }
+            if messages.isEmpty { return false }
+            let wakeups = state.withLock { $0.messagesPolled(messages) }
+            wakeups.run(wakingWith: {})
+            return wakeups.backpressureEngaged
         }
 
         private func applyPauses(client: RDKafkaConsumerClient) {

@@ -15,6 +15,10 @@ extension KafkaConsumer {
         var waiters: [(Waiter, NextResult)] = []
         /// Whether the poll thread must re-evaluate pauses now instead of after its poll timeout.
         var wakePollThread = false
+        /// Backpressure just engaged: the poll thread should move what librdkafka already has
+        /// queued locally into the buffer before pausing (pausing would discard it, to be fetched
+        /// again after the resume).
+        var backpressureEngaged = false
 
         func run(wakingWith wake: () -> Void) {
             for (waiter, result) in waiters { waiter.resume(returning: result) }
@@ -92,6 +96,7 @@ extension KafkaConsumer {
             if buffer.count > maxBuffered && !isBackpressurePaused {
                 isBackpressurePaused = true
                 backpressurePauseCount += 1
+                wakeups.backpressureEngaged = true
             }
             return wakeups
         }

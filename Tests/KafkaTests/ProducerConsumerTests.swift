@@ -9,7 +9,9 @@ struct ProducerConsumerTests {
         let topic = uniqueTopic("roundtrip")
         try cluster.createTopic(name: topic, partitions: 3)
         let producer = try KafkaProducer(configuration: .test(cluster.bootstrapServers))
-        let sent = makeMessages(30, topic: topic, partitions: 3)
+        var sent = makeMessages(30, topic: topic, partitions: 3)
+        sent[0].headers += [KafkaHeader(key: "null", value: nil), KafkaHeader(key: "empty", value: []), KafkaHeader(key: "index", string: "dup")]
+        sent[1].key = nil
         let reports = try await producer.sendAll(sent)
         #expect(reports.map(\.partition) == sent.map { $0.partition! })
 
@@ -18,9 +20,10 @@ struct ProducerConsumerTests {
                 cluster.bootstrapServers,
                 partitions: (0..<3).map { KafkaTopicPartitionOffset.beginning(topic: topic, partition: $0) }))
         let received = try await take(30, from: consumer)
+        #expect(received.filter { $0.key == nil }.count == 1)
         let byKey = Dictionary(uniqueKeysWithValues: received.map { (String(decoding: $0.key ?? [], as: UTF8.self), $0) })
         for message in sent {
-            let key = String(decoding: message.key!, as: UTF8.self)
+            let key = String(decoding: message.key ?? [], as: UTF8.self)
             let got = try #require(byKey[key])
             #expect(got.value == message.value)
             #expect(got.partition == message.partition)

@@ -1,23 +1,28 @@
 import Foundation
-import Kafka
+@_spi(Testing) import Kafka
 import Testing
 
 /// A quick throughput figure, not a regression test: run with
 /// `KAFKA_BENCH=1 swift test -c release --filter Throughput`.
+///
+/// The mock cluster keeps only a few MB per partition (older message sets are dropped), so the
+/// 200 MB written here is spread over 64 partitions to keep all of it readable.
 @Suite("Throughput on the mock cluster", .enabled(if: ProcessInfo.processInfo.environment["KAFKA_BENCH"] != nil))
 struct ThroughputTests {
     @Test("produce and consume 100k 1 KB messages")
     func produceAndConsume() async throws {
-        let count = 100_000
+        let count = Int(ProcessInfo.processInfo.environment["KAFKA_BENCH_COUNT"] ?? "") ?? 100_000
+        let partitions: Int32 = 64
         let cluster = try KafkaMockCluster()
         let topic = uniqueTopic("bench")
-        try cluster.createTopic(name: topic, partitions: 4)
+        try cluster.createTopic(name: topic, partitions: Int(partitions))
         var configuration = KafkaProducerConfiguration.test(cluster.bootstrapServers)
         configuration.linger = .milliseconds(5)
         let producer = try KafkaProducer(configuration: configuration)
         let payload = [UInt8](repeating: 0x61, count: 1024)
         let messages = (0..<count).map {
-            KafkaProducerMessage(topic: topic, key: "key-\($0 % 1000)", value: payload, headers: [KafkaHeader(key: "n", string: String($0))])
+            KafkaProducerMessage(
+                topic: topic, key: "key-\($0 % 1000)", value: payload, headers: [KafkaHeader(key: "n", string: String($0))])
         }
         let clock = ContinuousClock()
 
@@ -36,8 +41,16 @@ struct ThroughputTests {
                 try await group.waitForAll()
             }
         }
-        let consumer = try KafkaConsumer(
-            configuration: .test(cluster.bootstrapServers, partitions: (0..<4).map { .beginning(topic: topic, partition: $0) }))
+        var consumerConfiguration = KafkaConsumerConfiguration.test(
+            cluster.bootstrapServers, partitions: (0..<partitions).map { .beginning(topic: topic, partition: $0) })
+        if let limit = ProcessInfo.processInfo.environment["KAFKA_BENCH_BUFFER"].flatMap(Int.init) {
+            consumerConfiguration.maxBufferedMessages = limit
+        }
+        for pair in (ProcessInfo.processInfo.environment["KAFKA_BENCH_PROPS"] ?? "").split(separator: ",") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            if parts.count == 2 { consumerConfiguration.additionalProperties[parts[0]] = parts[1] }
+        }
+        let consumer = try KafkaConsumer(configuration: consumerConfiguration)
         let consumeTime = try await clock.measure {
             var received = 0
             for try await message in consumer.messages {
@@ -46,13 +59,15 @@ struct ThroughputTests {
                 if received == 2 * count { break }
             }
         }
-        func rate(_ duration: Duration) -> String {
+        func rate(_ messages: Int, _ duration: Duration) -> String {
             let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-            return "\(Int(Double(count) / seconds)) msg/s (\(duration))"
+            return "\(Int(Double(messages) / seconds)) msg/s, \(Int(Double(messages) / seconds / 1024)) MB/s (\(duration))"
         }
-        print("THROUGHPUT sendAll 100k x 1KB: \(rate(batchTime))")
-        print("THROUGHPUT send (5k in flight) 100k x 1KB: \(rate(sendTime))")
-        print("THROUGHPUT consume+storeOffset 200k x 1KB: \(rate(consumeTime / 2))")
+        print("THROUGHPUT sendAll \(count) x 1 KB: \(rate(count, batchTime))")
+        print("THROUGHPUT send, 5000 in flight, \(count) x 1 KB: \(rate(count, sendTime))")
+        print(
+            "THROUGHPUT consume + storeOffset \(2 * count) x 1 KB: \(rate(2 * count, consumeTime)),",
+            "maxBufferedMessages \(consumerConfiguration.maxBufferedMessages), \(consumer.backpressurePauseCount) backpressure pauses")
         await consumer.close()
         await producer.close()
     }

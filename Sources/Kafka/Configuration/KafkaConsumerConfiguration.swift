@@ -64,9 +64,13 @@ public struct KafkaConsumerConfiguration: Sendable {
     public var isolationLevel: IsolationLevel = .readCommitted
     /// How group partitions are divided among members.
     public var partitionAssignmentStrategy: PartitionAssignmentStrategy = .range
-    /// The backpressure bound: when more messages than this are fetched but not yet taken
+    /// The backpressure threshold: when more messages than this are fetched but not yet taken
     /// from ``KafkaConsumer/messages``, all assigned partitions are paused until the buffer
-    /// drains below half.
+    /// drains below half. Before pausing, messages librdkafka has already prefetched are moved
+    /// into the buffer rather than discarded (librdkafka 2.0.2 refetches discarded messages only
+    /// after a fetch backoff, which cut throughput tenfold in measurements), so the buffer can
+    /// exceed this by up to librdkafka's own prefetch limit (`queued.max.messages.kbytes`,
+    /// 64 MB by default; lower it through ``additionalProperties`` to bound memory tighter).
     public var maxBufferedMessages: Int = 1000
     /// Called synchronously on the consumer's poll thread when partitions are revoked, before
     /// their stored offsets are committed, so in-flight work on them can be finished (with a

@@ -25,7 +25,7 @@ final class RDKafkaProducerClient: @unchecked Sendable {
         return message.topic.withCString { topic in
             withOptionalBytes(message.key) { key in
                 message.value.withUnsafeBytes { value in
-                    withHeaderStorage(message.headers) { headerPointers in
+                    withHeaderStorage(message.headers) { headerStorage in
                         withUnsafeTemporaryAllocation(of: rd_kafka_vu_t.self, capacity: count) { vus in
                             var index = 0
                             func append(_ type: rd_kafka_vtype_t, _ fill: (inout rd_kafka_vu_t) -> Void) {
@@ -54,11 +54,13 @@ final class RDKafkaProducerClient: @unchecked Sendable {
                                     $0.u.i64 = Int64((timestamp.timeIntervalSince1970 * 1000).rounded())
                                 }
                             }
-                            for header in headerPointers {
+                            var cursor = HeaderCursor(position: headerStorage)
+                            for header in message.headers {
+                                let view = cursor.next(header)
                                 append(RD_KAFKA_VTYPE_HEADER) {
-                                    $0.u.header.name = header.name
-                                    $0.u.header.val = header.value
-                                    $0.u.header.size = header.size
+                                    $0.u.header.name = view.name
+                                    $0.u.header.val = view.value
+                                    $0.u.header.size = view.size
                                 }
                             }
                             defer { vus.baseAddress!.deinitialize(count: index) }
@@ -98,41 +100,33 @@ final class RDKafkaProducerClient: @unchecked Sendable {
     }
 }
 
-/// One header's C view, valid inside ``withHeaderStorage(_:_:)``.
-private struct HeaderPointers {
-    var name: UnsafePointer<CChar>
-    var value: UnsafeRawPointer?
-    var size: Int
-}
-
-/// Copies header names and values into one contiguous buffer (names NUL-terminated) and
-/// passes C pointers into it; one allocation per message with headers, none without.
-private func withHeaderStorage<T>(_ headers: [KafkaHeader], _ body: ([HeaderPointers]) -> T) -> T {
-    if headers.isEmpty { return body([]) }
+/// Copies header names (NUL-terminated) and values into one contiguous buffer and passes a
+/// pointer to it: one allocation per message with headers, none without. ``HeaderCursor``
+/// walks the buffer in the same order.
+private func withHeaderStorage<T>(_ headers: [KafkaHeader], _ body: (UnsafeRawPointer?) -> T) -> T {
+    if headers.isEmpty { return body(nil) }
     var storage: [UInt8] = []
     storage.reserveCapacity(headers.reduce(0) { $0 + $1.key.utf8.count + 1 + ($1.value?.count ?? 0) })
-    var layout: [(name: Int, value: Int?, size: Int)] = []
-    layout.reserveCapacity(headers.count)
     for header in headers {
-        let nameStart = storage.count
         storage.append(contentsOf: header.key.utf8)
         storage.append(0)
-        if let value = header.value {
-            layout.append((nameStart, storage.count, value.count))
-            storage.append(contentsOf: value)
-        } else {
-            layout.append((nameStart, nil, 0))
-        }
+        if let value = header.value { storage.append(contentsOf: value) }
     }
-    return storage.withUnsafeBytes { raw in
-        let base = raw.baseAddress!
-        let pointers = layout.map { entry in
-            HeaderPointers(
-                name: (base + entry.name).assumingMemoryBound(to: CChar.self),
-                value: entry.value.map { base + $0 },
-                size: entry.size)
-        }
-        return body(pointers)
+    return storage.withUnsafeBytes { body($0.baseAddress) }
+}
+
+/// Reads back the layout written by ``withHeaderStorage(_:_:)``, header by header.
+private struct HeaderCursor {
+    var position: UnsafeRawPointer?
+
+    /// The C name, value and size of `header`, advancing past it.
+    mutating func next(_ header: KafkaHeader) -> (name: UnsafePointer<CChar>, value: UnsafeRawPointer?, size: Int) {
+        let base = position!
+        let name = base.assumingMemoryBound(to: CChar.self)
+        let valueStart = base + header.key.utf8.count + 1
+        let size = header.value?.count ?? 0
+        position = valueStart + size
+        return (name, header.value == nil ? nil : valueStart, size)
     }
 }
 

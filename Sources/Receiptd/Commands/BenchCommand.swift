@@ -10,41 +10,66 @@ struct BenchCommand: Command {
         abstract: "Measure JWS verification or end-to-end pipeline throughput",
         usage: """
         receiptd bench verify [--count N] [--rounds N]
+        receiptd bench appstore [--submissions N] [--max-in-flight N] [--latency-ms N]
         receiptd bench pipeline [--submissions N] [--workers N]
 
           verify     single-core JWS verifications per second: a corpus of N fresh JWS (default 20000)
                      signed by one test chain, as in production where one Apple leaf signs everything;
                      the best of --rounds passes (default 3). Last line: verify_jws_per_second=<n>
+          appstore   verify-stage throughput for transactionId submissions against the fake App Store,
+                     with 0 ms and with --latency-ms (default 250) added to every answer, --max-in-flight
+                     (default 256) requests outstanding. Last line:
+                     appstore_latency_ratio=<throughput at latency / throughput at 0 ms>
           pipeline   receipts per second end to end through ingest, verify and fulfil worker processes
                      on the embedded broker (default 20000 genuine submissions after a warm-up).
                      Last line: pipeline_receipts_per_second=<n>
         """)
 
-    enum Mode { case verify, pipeline }
+    enum Mode { case verify, appstore, pipeline }
     var mode: Mode
     var count: Int
     var rounds: Int
     var workers: Int
+    var maxInFlight: Int
+    var latency: Duration
 
     init(arguments: [String]) throws {
         guard let first = arguments.first else { throw ValidationError("missing benchmark name: verify or pipeline") }
-        let parser = try ArgumentParser(Array(arguments.dropFirst()), options: ["--count", "--rounds", "--submissions", "--workers"])
+        let parser = try ArgumentParser(Array(arguments.dropFirst()), options: ["--count", "--rounds", "--submissions", "--workers",
+                                                                                  "--max-in-flight", "--latency-ms"])
         guard parser.positionals.isEmpty else { throw ValidationError("unexpected argument \(parser.positionals[0])") }
         switch first {
         case "verify": mode = .verify
         case "pipeline": mode = .pipeline
-        default: throw ValidationError("unknown benchmark '\(first)': verify or pipeline")
+        case "appstore": mode = .appstore
+        default: throw ValidationError("unknown benchmark '\(first)': verify, appstore or pipeline")
         }
         count = try parser.integer(mode == .verify ? "--count" : "--submissions", in: 100...1_000_000) ?? 20_000
         rounds = try parser.integer("--rounds", in: 1...20) ?? 3
         workers = try parser.integer("--workers", in: 1...8) ?? 1
+        maxInFlight = try parser.integer("--max-in-flight", in: 1...10_000) ?? 256
+        latency = .milliseconds(try parser.integer("--latency-ms", in: 0...10_000) ?? 250)
+        if mode == .appstore, parser.option("--submissions") == nil { count = 3000 }
     }
 
     func run() async throws -> Int32 {
         switch mode {
         case .verify: return try benchVerify()
         case .pipeline: return try await benchPipeline()
+        case .appstore: return try await benchAppStore()
         }
+    }
+
+    private func benchAppStore() async throws -> Int32 {
+        let benchmark = AppStoreVerifyBenchmark(submissions: count, maxInFlight: maxInFlight)
+        let base = try await benchmark.run(latency: .zero)
+        printError(String(format: "%d transactionId submissions, %d in flight, 0 ms: %.0f/s", count, maxInFlight, base))
+        let slow = try await benchmark.run(latency: latency)
+        printError(String(format: "%d transactionId submissions, %d in flight, %@: %.0f/s", count, maxInFlight, "\(latency)", slow))
+        print("appstore_verify_per_second_0ms=\(Int(base))")
+        print("appstore_verify_per_second_latency=\(Int(slow))")
+        print(String(format: "appstore_latency_ratio=%.2f", slow / base))
+        return 0
     }
 
     private func benchVerify() throws -> Int32 {

@@ -1,0 +1,63 @@
+import AppStore
+import FakeAppStore
+import Foundation
+import HTTP
+import Observability
+import Pipeline
+
+/// Verify-stage throughput for submissions that need Apple's servers (`transactionId` through the
+/// App Store Server API), against the fake App Store with injected latency.
+///
+/// The real ``StageRunner`` runs the real ``VerifyStage`` (Server API client over `CurlHTTPClient`,
+/// signed answers verified with the chain cache) over the in-memory transport, so the figure is the
+/// stage's own: Kafka is measured by `bench pipeline`. With `maxInFlight` requests outstanding a
+/// 250 ms round trip should cost little throughput; that is what the comparison shows.
+struct AppStoreVerifyBenchmark {
+    var submissions: Int
+    var maxInFlight: Int
+
+    /// Submissions per second with `latency` added to every App Store answer.
+    func run(latency: Duration) async throws -> Double {
+        let credentials = try FakeAppStoreCredentials.generate()
+        var configuration = FakeAppStoreConfiguration(bundleId: SubmissionGenerator.bundleId, credentials: credentials)
+        configuration.faults.latency = latency
+        configuration.threadPoolSize = 2
+        let fake = try FakeAppStore(configuration: configuration)
+        // The fake speaks HTTP/1.1 (one request per connection at a time), so in-flight requests need
+        // as many connections; against Apple's HTTP/2 endpoints they multiplex over a few.
+        var httpConfiguration = CurlHTTPClient.Configuration()
+        httpConfiguration.maxConnectionsPerHost = maxInFlight
+        httpConfiguration.maxTotalConnections = maxInFlight
+        let http = try CurlHTTPClient(configuration: httpConfiguration)
+        defer { fake.stop(); http.shutdown() }
+        let api = try AppStoreServerAPIClient(configuration: fake.serverAPIConfiguration(), signer: credentials.apiKey, transport: http)
+        let verifier = AppStoreSubmissionVerifier(verifier: try SignedDataVerifier(configuration: fake.verifierConfiguration()),
+                                                  serverAPI: api)
+
+        let transport = InMemoryTransport(defaultPartitionCount: 8)
+        let topics = Topics()
+        let now = Date()
+        for i in 0..<submissions {
+            let purchase = fake.store.purchase(productId: "com.demo.coins.100", type: .consumable, environment: .production,
+                                               purchaseDate: now)
+            let submission = IngestedSubmission(submissionId: "b-\(i)", bundleId: SubmissionGenerator.bundleId, userId: "u\(i)",
+                                                kind: .transactionId, payload: purchase.transactionId,
+                                                submittedAt: now, ingestedAt: now)
+            transport.produce(topic: topics.ingested, key: Array(submission.recordKey.utf8), value: try ContractCoding.encode(submission))
+        }
+        let runner = StageRunner(stage: VerifyStage(verifier: verifier),
+                                 source: transport.source(group: "bench", topics: [topics.ingested], finishWhenIdle: true),
+                                 sink: transport.sink,
+                                 configuration: StageRunnerConfiguration(topics: topics, maxInFlight: maxInFlight),
+                                 logger: .disabled, metrics: MetricsRegistry())
+        let clock = ContinuousClock()
+        let elapsed = try await clock.measure { try await runner.run() }
+        let verified = transport.records(in: topics.verified).count
+        guard verified == submissions else {
+            throw ValidationError("only \(verified) of \(submissions) verified (rejected: \(transport.records(in: topics.rejected).count), "
+                                  + "dead letters: \(transport.records(in: topics.deadLetter).count))")
+        }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return Double(submissions) / seconds
+    }
+}
