@@ -1,4 +1,5 @@
 import Foundation
+import Pipeline
 import Testing
 @testable import Receiptd
 
@@ -50,6 +51,23 @@ import Testing
         let wrongType = try file(#"{"topics": {"partitions": "32"}}"#)
         #expect(throws: ConfigLoader.LoadError.self) { try ConfigLoader(files: [wrongType]).load() }
         #expect(throws: ConfigLoader.LoadError.self) { try ConfigLoader(files: ["/nonexistent/receiptd.json"]).load() }
+    }
+
+    @Test func retryTiersComeFromFilesAndVariablesAndAreValidated() throws {
+        #expect(WorkerConfiguration().retry.tierDelaysSeconds == [10, 60, 600, 3600])
+        #expect(WorkerConfiguration().allTopicNames.contains("receipts.verified.retry.4"))
+        let fromVariable = try ConfigLoader(environment: ["RECEIPTD_RETRY_TIER_DELAYS_SECONDS": "0.2, 0.4"]).load()
+        #expect(fromVariable.retry.tierDelaysSeconds == [0.2, 0.4])
+        #expect(fromVariable.retryPolicy.delays == [.milliseconds(200), .milliseconds(400)])
+        #expect(fromVariable.allTopicNames.filter { $0.contains(".retry.") }.count == 6)
+        #expect(throws: ConfigLoader.LoadError.self) {
+            try ConfigLoader(environment: ["RECEIPTD_RETRY_TIER_DELAYS_SECONDS": "10,soon"]).load()
+        }
+        let none = try ConfigLoader(files: [try file(#"{"retry": {"tierDelaysSeconds": []}}"#)]).load()
+        #expect(none.allTopicNames.count == 7)
+        #expect(throws: PipelineConfigurationError.self) {
+            try ConfigLoader(files: [try file(#"{"retry": {"tierDelaysSeconds": [10, 0]}}"#)]).load().retryPolicy.validate()
+        }
     }
 
     @Test func environmentNamesAreUpperSnakeOfTheKeyPath() {

@@ -66,6 +66,20 @@ public struct TieredRetryPolicy: RetryPolicy {
         self.clock = clock
     }
 
+    /// The most tiers a policy may have.
+    public static let maxTiers = 20
+
+    /// Checks the delays are usable: at most ``maxTiers``, each positive and at most 7 days.
+    /// - Throws: ``PipelineConfigurationError`` naming the offending entry of `retry.tierDelaysSeconds`.
+    public func validate() throws {
+        guard delays.count <= Self.maxTiers else {
+            throw PipelineConfigurationError("retry.tierDelaysSeconds has \(delays.count) tiers; at most \(Self.maxTiers) are allowed")
+        }
+        for (index, delay) in delays.enumerated() where delay <= .zero || delay > .seconds(7 * 86_400) {
+            throw PipelineConfigurationError("retry.tierDelaysSeconds[\(index)] must be in (0, 604800] seconds, got \(delay)")
+        }
+    }
+
     public func decide(attempt: Int, error: any Error) -> RetryDecision {
         guard attempt >= 1, attempt <= delays.count else { return .deadLetter }
         let delay = delays[attempt - 1].components
