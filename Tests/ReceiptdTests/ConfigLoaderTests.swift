@@ -1,4 +1,5 @@
 import Foundation
+import Observability
 import Pipeline
 import Testing
 @testable import Receiptd
@@ -102,5 +103,25 @@ import Testing
         #expect(throws: ValidationError.self) { try BenchCommand(arguments: ["nothing"]) }
         #expect(throws: ValidationError.self) { try DemoCommand(arguments: ["--submissions", "0"]) }
         #expect(throws: ValidationError.self) { try IngestCommand(arguments: ["--max-in-flight", "0"]) }
+    }
+
+    @Test func replayParsesItsFiltersAndRejectsInconsistentOnes() throws {
+        let replay = try ReplayCommand(arguments: [
+            "--reason", "timeout", "--reason=app-store-unavailable", "--bundle-id", "com.x", "--since", "2026-11-30T00:00:00Z",
+            "--until", "2026-12-01T00:00:00+01:00", "--partition", "3", "--from-offset", "10", "--to-offset", "20",
+            "--dry-run", "--rate", "50", "--from", "dlq",
+        ])
+        #expect(replay.filter.reasons == ["timeout", "app-store-unavailable"])
+        #expect(replay.filter.bundleId == "com.x")
+        #expect(replay.filter.since == RFC3339.date(from: "2026-11-30T00:00:00Z"))
+        #expect(replay.filter.until == RFC3339.date(from: "2026-11-30T23:00:00Z"))
+        #expect(replay.filter.partition == 3 && replay.filter.fromOffset == 10 && replay.filter.toOffset == 20)
+        #expect(replay.dryRun && replay.rate == 50 && replay.topic == "dlq")
+        #expect(try !ReplayCommand(arguments: []).dryRun)
+        for bad in [["--since", "yesterday"], ["--rate", "0"], ["--from-offset", "5", "--to-offset", "4"],
+                    ["--since", "2026-12-01T00:00:00Z", "--until", "2026-11-30T00:00:00Z"], ["--partition", "-1"],
+                    ["--dry-run=yes"], ["extra"]] {
+            #expect(throws: ValidationError.self, "\(bad)") { try ReplayCommand(arguments: bad) }
+        }
     }
 }
