@@ -55,6 +55,7 @@ public struct ReplayProgress: Sendable, Equatable, CustomStringConvertible {
 
     /// Seconds until every range is covered at the current rate (nil before there is a rate).
     public var eta: TimeInterval? {
+        if covered >= total { return 0 }
         guard rate > 0 else { return nil }
         return Double(max(0, total - covered)) / rate
     }

@@ -15,7 +15,10 @@ struct StageWorkerOptions: Sendable {
           --group ID           consumer group id (overrides groups.<stage>)
           --max-in-flight N    records processed concurrently (overrides runner.maxInFlight)
 
-        Runs until SIGTERM/SIGINT: then stops fetching, finishes in-flight records within
+        Consumes the stage's input topic and its retry tiers (<input>.retry.1..n, one per entry of
+        retry.tierDelaysSeconds) in one consumer group; a tier record is held, its partition paused,
+        until its receiptd-not-before. Runs until SIGTERM/SIGINT: then stops fetching, drops held
+        retries (their offsets were never stored), finishes in-flight records within
         runner.shutdownGraceSeconds, stores and commits their offsets, and exits 0.
         """
 
