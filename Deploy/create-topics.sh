@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # Creates receiptd's topics on a real Kafka cluster with Apache Kafka's own CLI.
-# Usage: Deploy/create-topics.sh <bootstrap> [partitions] [replication-factor]
+# Usage: Deploy/create-topics.sh <bootstrap> [partitions] [replication-factor] [retry-tiers]
+# retry-tiers (default 4) must match the length of retry.tierDelaysSeconds: each stage input gets
+# <input>.retry.1 ... <input>.retry.<n>.
 # (receiptd workers also create missing topics themselves when topics.create is true.)
 set -euo pipefail
-bootstrap="${1:?usage: create-topics.sh <bootstrap> [partitions] [replication]}"
+bootstrap="${1:?usage: create-topics.sh <bootstrap> [partitions] [replication] [retry-tiers]}"
 partitions="${2:-48}"
 replication="${3:-3}"
+tiers="${4:-4}"
 kafka_topics="${KAFKA_TOPICS:-kafka-topics.sh}"
-for topic in receipts.submitted receipts.ingested receipts.verified entitlements.changed \
-             receipts.rejected receipts.outcomes receipts.dead-letter; do
+inputs=(receipts.submitted receipts.ingested receipts.verified)
+topics=("${inputs[@]}" entitlements.changed receipts.rejected receipts.outcomes receipts.dead-letter)
+for input in "${inputs[@]}"; do
+  for ((tier = 1; tier <= tiers; tier++)); do topics+=("$input.retry.$tier"); done
+done
+for topic in "${topics[@]}"; do
   "$kafka_topics" --bootstrap-server "$bootstrap" --create --if-not-exists --topic "$topic" \
     --partitions "$partitions" --replication-factor "$replication" \
     --config min.insync.replicas=$(( replication > 1 ? 2 : 1 ))

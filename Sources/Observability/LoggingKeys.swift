@@ -14,4 +14,10 @@ public enum LoggingKeys {
     public static let originalTransactionId = "receipt.original_transaction_id"
     public static let reason = "error.reason"
     public static let errorMessage = "error.message"
+    /// When a retried record becomes due (RFC 3339).
+    public static let retryNotBefore = "retry.not_before"
+    /// The retry tier a record goes to (1-based).
+    public static let retryTier = "retry.tier"
+    /// The id of a `receiptd replay` run.
+    public static let replayId = "replay.id"
 }

@@ -6,7 +6,7 @@ import Foundation
 enum Receiptd {
     static let subcommands: [any Command.Type] = [
         IngestCommand.self, VerifyCommand.self, FulfilCommand.self,
-        BrokerCommand.self, CheckCommand.self, DemoCommand.self, BenchCommand.self, ConfigCommand.self,
+        BrokerCommand.self, CheckCommand.self, ReplayCommand.self, DemoCommand.self, BenchCommand.self, ConfigCommand.self,
         FakeAppStoreCommand.self,
     ]
 

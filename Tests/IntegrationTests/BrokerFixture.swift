@@ -11,6 +11,8 @@ import Synchronization
 /// Each test makes its own fixture, so tests never share topics, groups or offsets.
 final class BrokerFixture: Sendable {
     static let partitions = 8
+    /// Retry tiers created for each stage input.
+    static let retryTiers = 3
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
@@ -20,8 +22,7 @@ final class BrokerFixture: Sendable {
 
     init() throws {
         cluster = try KafkaMockCluster()
-        for name in [topics.submitted, topics.ingested, topics.verified, topics.entitlementsChanged, topics.rejected,
-                     topics.outcomes, topics.deadLetter] {
+        for name in topics.allNames(retryTiers: Self.retryTiers) {
             try cluster.createTopic(name: name, partitions: Self.partitions)
         }
     }
@@ -46,19 +47,23 @@ final class BrokerFixture: Sendable {
         return reports
     }
 
-    /// A stage runner on this broker, in consumer group `group`.
-    func runner<S: Stage>(_ stage: S, group: String, metrics: MetricsRegistry = MetricsRegistry(), maxInFlight: Int = 64)
+    /// A stage runner on this broker, in consumer group `group`, reading its input and, with
+    /// `retryDelays`, that many retry tiers (a tiered policy with those delays; else no retries).
+    func runner<S: Stage>(_ stage: S, group: String, metrics: MetricsRegistry = MetricsRegistry(), maxInFlight: Int = 64,
+                          retryDelays: [Duration] = [], clock: any WallClock = SystemWallClock())
         throws -> (StageRunner<S>, KafkaRecordSource, KafkaRecordSink) {
+        let subscription = topics.inputs(of: S.name, retryTiers: retryDelays.count)
         var consumer = KafkaConsumerConfiguration(bootstrapServers: bootstrap,
-                                                  consumptionStrategy: .group(id: group, topics: [topics.input(of: S.name)]))
+                                                  consumptionStrategy: .group(id: group, topics: subscription))
         consumer.autoCommitInterval = .milliseconds(200)
         consumer.sessionTimeout = .seconds(10)
         let source = try KafkaRecordSource(configuration: consumer, revocationTimeout: .seconds(20), logger: .disabled)
         let sink = try KafkaRecordSink(configuration: KafkaProducerConfiguration(bootstrapServers: bootstrap))
         let configuration = StageRunnerConfiguration(topics: topics, maxInFlight: maxInFlight, revocationTimeout: .seconds(15),
                                                      shutdownGracePeriod: .seconds(10))
-        return (StageRunner(stage: stage, source: source, sink: sink, configuration: configuration, logger: .disabled,
-                            metrics: metrics), source, sink)
+        let policy: any RetryPolicy = retryDelays.isEmpty ? .never : TieredRetryPolicy(delays: retryDelays, clock: { clock.now() })
+        return (StageRunner(stage: stage, source: source, sink: sink, configuration: configuration, retryPolicy: policy,
+                            logger: .disabled, metrics: metrics, clock: clock), source, sink)
     }
 
     /// Reads every partition of `topics` from the beginning (explicit assignment, no group).

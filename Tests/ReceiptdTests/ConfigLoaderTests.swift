@@ -1,4 +1,6 @@
 import Foundation
+import Observability
+import Pipeline
 import Testing
 @testable import Receiptd
 
@@ -52,6 +54,23 @@ import Testing
         #expect(throws: ConfigLoader.LoadError.self) { try ConfigLoader(files: ["/nonexistent/receiptd.json"]).load() }
     }
 
+    @Test func retryTiersComeFromFilesAndVariablesAndAreValidated() throws {
+        #expect(WorkerConfiguration().retry.tierDelaysSeconds == [10, 60, 600, 3600])
+        #expect(WorkerConfiguration().allTopicNames.contains("receipts.verified.retry.4"))
+        let fromVariable = try ConfigLoader(environment: ["RECEIPTD_RETRY_TIER_DELAYS_SECONDS": "0.2, 0.4"]).load()
+        #expect(fromVariable.retry.tierDelaysSeconds == [0.2, 0.4])
+        #expect(fromVariable.retryPolicy.delays == [.milliseconds(200), .milliseconds(400)])
+        #expect(fromVariable.allTopicNames.filter { $0.contains(".retry.") }.count == 6)
+        #expect(throws: ConfigLoader.LoadError.self) {
+            try ConfigLoader(environment: ["RECEIPTD_RETRY_TIER_DELAYS_SECONDS": "10,soon"]).load()
+        }
+        let none = try ConfigLoader(files: [try file(#"{"retry": {"tierDelaysSeconds": []}}"#)]).load()
+        #expect(none.allTopicNames.count == 7)
+        #expect(throws: PipelineConfigurationError.self) {
+            try ConfigLoader(files: [try file(#"{"retry": {"tierDelaysSeconds": [10, 0]}}"#)]).load().retryPolicy.validate()
+        }
+    }
+
     @Test func environmentNamesAreUpperSnakeOfTheKeyPath() {
         #expect(ConfigLoader.upperSnake("bootstrapServers") == "BOOTSTRAP_SERVERS")
         #expect(ConfigLoader.upperSnake("maxInFlight") == "MAX_IN_FLIGHT")
@@ -84,5 +103,25 @@ import Testing
         #expect(throws: ValidationError.self) { try BenchCommand(arguments: ["nothing"]) }
         #expect(throws: ValidationError.self) { try DemoCommand(arguments: ["--submissions", "0"]) }
         #expect(throws: ValidationError.self) { try IngestCommand(arguments: ["--max-in-flight", "0"]) }
+    }
+
+    @Test func replayParsesItsFiltersAndRejectsInconsistentOnes() throws {
+        let replay = try ReplayCommand(arguments: [
+            "--reason", "timeout", "--reason=app-store-unavailable", "--bundle-id", "com.x", "--since", "2026-11-30T00:00:00Z",
+            "--until", "2026-12-01T00:00:00+01:00", "--partition", "3", "--from-offset", "10", "--to-offset", "20",
+            "--dry-run", "--rate", "50", "--from", "dlq",
+        ])
+        #expect(replay.filter.reasons == ["timeout", "app-store-unavailable"])
+        #expect(replay.filter.bundleId == "com.x")
+        #expect(replay.filter.since == RFC3339.date(from: "2026-11-30T00:00:00Z"))
+        #expect(replay.filter.until == RFC3339.date(from: "2026-11-30T23:00:00Z"))
+        #expect(replay.filter.partition == 3 && replay.filter.fromOffset == 10 && replay.filter.toOffset == 20)
+        #expect(replay.dryRun && replay.rate == 50 && replay.topic == "dlq")
+        #expect(try !ReplayCommand(arguments: []).dryRun)
+        for bad in [["--since", "yesterday"], ["--rate", "0"], ["--from-offset", "5", "--to-offset", "4"],
+                    ["--since", "2026-12-01T00:00:00Z", "--until", "2026-11-30T00:00:00Z"], ["--partition", "-1"],
+                    ["--dry-run=yes"], ["extra"]] {
+            #expect(throws: ValidationError.self, "\(bad)") { try ReplayCommand(arguments: bad) }
+        }
     }
 }

@@ -33,7 +33,20 @@ public enum RecordHeaders {
     /// A bounded, human-readable description of the latest error (never the payload).
     public static let error = "receiptd-error"
     /// On a retry record: the earliest instant the tier consumer should process it (RFC 3339).
+    /// The runner holds a tier record until then (the delay gate).
     public static let notBefore = "receiptd-not-before"
+    /// The App Store's HTTP status of the latest failure (decimal), when the error carried one.
+    public static let appleStatus = "receiptd-apple-status"
+    /// The App Store's numeric `errorCode` of the latest failure (decimal), when the error carried one.
+    public static let appleErrorCode = "receiptd-apple-error-code"
+    /// The App Store environment of the latest failure (`Production`, `Sandbox`), when known.
+    public static let environment = "receiptd-environment"
+
+    /// On a replayed record: when `receiptd replay` republished it (RFC 3339). Kept (like any
+    /// foreign header) if the record fails again, so a dead letter shows it was replayed before.
+    public static let replayedAt = "receiptd-replayed-at"
+    /// On a replayed record: the id of the replay run that republished it (printed in its summary).
+    public static let replayId = "receiptd-replay-id"
 
     /// On rejections and outcomes: the topic of the input record the verdict is about, so a
     /// verdict can be traced to its record even when the input was too malformed to name its
@@ -52,16 +65,26 @@ public enum RecordHeaders {
          RecordHeader(key: Self.stage, text: stage.rawValue)]
     }
 
-    /// All provenance header names (the ones the runner rewrites).
+    /// All provenance header names (the ones the runner rewrites). The replay markers are not
+    /// among them: the runner carries them over like any header it does not own.
     public static let all: [String] = [
         originalTopic, originalPartition, originalOffset, originalTimestamp, stage, attempt,
-        firstFailedAt, lastFailedAt, reason, error, notBefore, sourceTopic, sourcePartition, sourceOffset,
+        firstFailedAt, lastFailedAt, reason, error, notBefore, appleStatus, appleErrorCode, environment,
+        sourceTopic, sourcePartition, sourceOffset,
     ]
+
+    /// The prefix of every header receiptd writes.
+    public static let prefix = "receiptd-"
 
     /// The attempt number carried by `headers` (1 when absent or malformed).
     public static func attempt(in headers: [RecordHeader]) -> Int {
         guard let text = value(of: attempt, in: headers), let n = Int(text), n >= 1 else { return 1 }
         return n
+    }
+
+    /// The instant in `receiptd-not-before`, if present and a valid RFC 3339 timestamp.
+    public static func notBefore(in headers: [RecordHeader]) -> Date? {
+        value(of: notBefore, in: headers).flatMap(ContractCoding.date(from:))
     }
 
     /// The last value of header `name` as UTF-8 text, if present and valid UTF-8.

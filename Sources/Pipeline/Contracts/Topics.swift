@@ -60,6 +60,27 @@ public struct Topics: Sendable, Codable, Equatable {
         input(of: stage) + retryInfix + String(tier)
     }
 
+    /// The tier number (1-based) if `topic` is a retry tier of `stage`'s input, else nil.
+    public func retryTier(of topic: String, stage: StageName) -> Int? {
+        let prefix = input(of: stage) + retryInfix
+        guard topic.hasPrefix(prefix), let tier = Int(topic.dropFirst(prefix.count)), tier >= 1,
+              topic == retry(of: stage, tier: tier) else { return nil }
+        return tier
+    }
+
+    /// What a stage worker subscribes to: its input followed by the first `retryTiers` retry
+    /// tiers of it (one consumer group, one subscription).
+    public func inputs(of stage: StageName, retryTiers: Int) -> [String] {
+        [input(of: stage)] + (0..<max(0, retryTiers)).map { retry(of: stage, tier: $0 + 1) }
+    }
+
+    /// Every topic the pipeline uses with `retryTiers` tiers per stage: the main topics, then the
+    /// tiers of each stage's input (what `receiptd broker` and workers create).
+    public func allNames(retryTiers: Int) -> [String] {
+        [submitted, ingested, verified, entitlementsChanged, rejected, outcomes, deadLetter]
+            + StageName.allCases.flatMap { inputs(of: $0, retryTiers: retryTiers).dropFirst() }
+    }
+
     /// Checks every name is a legal Kafka topic name (1…249 of `[A-Za-z0-9._-]`, not `.`/`..`)
     /// and that the main topics are distinct.
     /// - Throws: ``PipelineConfigurationError`` naming the offending key.

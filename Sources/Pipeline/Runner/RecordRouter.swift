@@ -11,6 +11,32 @@ import Foundation
 /// | dead letter | ``Topics/deadLetter`` | input key | input value, byte for byte | input headers + provenance |
 /// | retry | `<input>.retry.<tier>` | input key | input value, byte for byte | provenance, attempt + 1, not-before |
 struct RecordRouter: Sendable {
+    /// Why a record leaves for a retry tier or the dead-letter topic: what the provenance
+    /// headers say about the latest failure.
+    struct Failure: Sendable, Equatable {
+        var reason: ReasonCode
+        /// A bounded, payload-free description (``StageRunner/summary(of:)``).
+        var error: String
+        var appleStatus: Int?
+        var appleErrorCode: Int?
+        var environment: String?
+
+        init(reason: ReasonCode, error: String, appleStatus: Int? = nil, appleErrorCode: Int? = nil,
+             environment: String? = nil) {
+            self.reason = reason
+            self.error = error
+            self.appleStatus = appleStatus
+            self.appleErrorCode = appleErrorCode
+            self.environment = environment
+        }
+
+        /// The failure a classified error describes (its metadata included).
+        init(_ classified: any ClassifiedError, error: String) {
+            self.init(reason: classified.reason, error: error, appleStatus: classified.appleStatus,
+                      appleErrorCode: classified.appleErrorCode, environment: classified.environment)
+        }
+    }
+
     /// The metric label of a route (`receiptd_stage_records_total{outcome}`).
     enum Route: String, Sendable {
         case emitted
@@ -48,15 +74,14 @@ struct RecordRouter: Sendable {
                               headers: RecordHeaders.source(of: record, stage: stage))
     }
 
-    func deadLetter(_ record: InboundRecord, reason: ReasonCode, error: String, attempt: Int,
-                    now: Date) -> OutboundRecord {
+    func deadLetter(_ record: InboundRecord, failure: Failure, attempt: Int, now: Date) -> OutboundRecord {
         OutboundRecord(topic: topics.deadLetter, key: record.key, value: record.value,
-                       headers: provenance(record, reason: reason, error: error, attempt: attempt, now: now))
+                       headers: provenance(record, failure: failure, attempt: attempt, now: now))
     }
 
-    func retry(_ record: InboundRecord, tier: Int, notBefore: Date?, reason: ReasonCode, error: String,
-               attempt: Int, now: Date) -> OutboundRecord {
-        var headers = provenance(record, reason: reason, error: error, attempt: attempt + 1, now: now)
+    func retry(_ record: InboundRecord, tier: Int, notBefore: Date?, failure: Failure, attempt: Int,
+               now: Date) -> OutboundRecord {
+        var headers = provenance(record, failure: failure, attempt: attempt + 1, now: now)
         if let notBefore {
             headers.append(RecordHeader(key: RecordHeaders.notBefore, text: RecordHeaders.timestamp(notBefore)))
         }
@@ -67,8 +92,7 @@ struct RecordRouter: Sendable {
     /// The input's own headers (minus receiptd's, which are rewritten) followed by provenance.
     /// `receiptd-original-*` and `receiptd-first-failed-at` are carried over when the input already
     /// has them (it came from a retry tier), so they keep describing the first failure.
-    private func provenance(_ record: InboundRecord, reason: ReasonCode, error: String, attempt: Int,
-                            now: Date) -> [RecordHeader] {
+    private func provenance(_ record: InboundRecord, failure: Failure, attempt: Int, now: Date) -> [RecordHeader] {
         let inherited = record.headers
         var headers = inherited.filter { !RecordHeaders.all.contains($0.key) }
         let carried = RecordHeaders.value(of: RecordHeaders.originalTopic, in: inherited) != nil
@@ -86,8 +110,17 @@ struct RecordRouter: Sendable {
             ?? RecordHeaders.timestamp(now)
         headers.append(RecordHeader(key: RecordHeaders.firstFailedAt, text: firstFailedAt))
         headers.append(RecordHeader(key: RecordHeaders.lastFailedAt, text: RecordHeaders.timestamp(now)))
-        headers.append(RecordHeader(key: RecordHeaders.reason, text: reason.rawValue))
-        headers.append(RecordHeader(key: RecordHeaders.error, text: bounded(error)))
+        headers.append(RecordHeader(key: RecordHeaders.reason, text: failure.reason.rawValue))
+        headers.append(RecordHeader(key: RecordHeaders.error, text: bounded(failure.error)))
+        if let status = failure.appleStatus {
+            headers.append(RecordHeader(key: RecordHeaders.appleStatus, text: String(status)))
+        }
+        if let code = failure.appleErrorCode {
+            headers.append(RecordHeader(key: RecordHeaders.appleErrorCode, text: String(code)))
+        }
+        if let environment = failure.environment {
+            headers.append(RecordHeader(key: RecordHeaders.environment, text: bounded(environment)))
+        }
         return headers
     }
 

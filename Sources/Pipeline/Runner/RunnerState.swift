@@ -1,3 +1,5 @@
+import Foundation
+
 /// A record handed to a worker, tagged with the incarnation of its partition's state (a
 /// partition revoked and assigned again starts a new generation, so late completions of the old
 /// one cannot touch the new bookkeeping).
@@ -14,6 +16,9 @@ struct WorkItem: Sendable {
 /// record running; later records of the same key wait in the chain's queue and are started, in
 /// offset order, by the worker that finishes the previous one. Records with a `null` key form a
 /// chain of their own (Kafka gives them no ordering). Different chains run in parallel.
+///
+/// Pausing: a partition is paused while the runner is backpressured (all of them) or while the
+/// delay gate holds one of its records (``DelayGate``); one ``PauseTracker`` applies the union.
 struct RunnerState {
     /// Something a waiter waits for.
     enum WaitCondition: Sendable {
@@ -23,6 +28,8 @@ struct RunnerState {
         case allQuiet
         /// Not backpressured, or the source has been told to pause (so pulling more is safe).
         case pauseSettled
+        /// The delay gate's held set changed since `version` (or the runner is stopping).
+        case gateChanged(since: Int)
     }
 
     /// Side effects of a transition.
@@ -33,6 +40,10 @@ struct RunnerState {
         var wakeSpawner = false
         /// The next record of the finished record's chain, to run on the same worker.
         var next: WorkItem?
+        /// A partition the delay gate started holding, and until when (for logging).
+        var held: (TopicPartition, Date)?
+        /// Records the delay gate released (admitted now).
+        var released = 0
     }
 
     private struct Partition {
@@ -68,6 +79,7 @@ struct RunnerState {
     private var nextGeneration = 0
     private var backpressured = false
     private var pause = PauseTracker()
+    private var gate = DelayGate()
 
     /// Admitted records not yet finished or dropped.
     private(set) var inFlight = 0
@@ -84,6 +96,13 @@ struct RunnerState {
     /// Whether `run()` was called.
     var hasRun = false
 
+    /// Records the delay gate holds (read from a retry tier, not yet due; not admitted).
+    var heldCount: Int { gate.count }
+    /// When the delay gate's earliest held record becomes due.
+    var nextDue: Date? { gate.nextDue }
+    /// Changes whenever the delay gate's held set changes.
+    var gateVersion: Int { gate.version }
+
     init(maxInFlight: Int, resumeThreshold: Int) {
         self.maxInFlight = maxInFlight
         self.resumeThreshold = resumeThreshold
@@ -97,7 +116,7 @@ struct RunnerState {
         let tp = record.topicPartition
         if !known.contains(tp) {
             known.insert(tp)
-            if backpressured { if let change = pause.set(known) { effects.pauseChange = change } }
+            syncPause(&effects)
         }
         if partitions[tp] == nil {
             partitions[tp] = Partition(generation: nextGeneration)
@@ -118,8 +137,41 @@ struct RunnerState {
         }
         if !backpressured && inFlight >= maxInFlight {
             backpressured = true
-            if let change = pause.set(known) { effects.pauseChange = change }
+            syncPause(&effects)
         }
+        return effects
+    }
+
+    /// A record arrived from the source and passes the delay gate first: admitted now when it is
+    /// due (or carries no due time), held otherwise.
+    /// - Parameters:
+    ///   - due: the record's `notBefore` (retry tiers only; nil elsewhere).
+    ///   - now: the current instant.
+    mutating func offer(_ record: InboundRecord, due: Date?, now: Date) -> Effects {
+        let tp = record.topicPartition
+        guard !stopping, !inputFinished, partitions[tp]?.revoking != true else { return Effects() }
+        let wasHeld = gate.partitions.contains(tp)
+        guard !gate.offer(record, due: due, now: now) else { return admit(record) }
+        var effects = Effects()
+        known.insert(tp)
+        if !wasHeld, let due { effects.held = (tp, due) }
+        syncPause(&effects)
+        return effects
+    }
+
+    /// The delay gate's timer fired: admit every held record that is due, and resume the
+    /// partitions that hold nothing any more.
+    mutating func releaseDue(now: Date) -> Effects {
+        var effects = Effects()
+        guard !stopping else { return effects }
+        for record in gate.release(now: now) {
+            let admitted = admit(record)
+            effects.stores += admitted.stores
+            effects.pauseChange = effects.pauseChange ?? admitted.pauseChange
+            effects.wakeSpawner = effects.wakeSpawner || admitted.wakeSpawner
+            effects.released += 1
+        }
+        if effects.pauseChange == nil { syncPause(&effects) }
         return effects
     }
 
@@ -127,7 +179,7 @@ struct RunnerState {
     mutating func assigned(_ newPartitions: [TopicPartition]) -> Effects {
         var effects = Effects()
         known.formUnion(newPartitions)
-        if backpressured { if let change = pause.set(known) { effects.pauseChange = change } }
+        syncPause(&effects)
         return effects
     }
 
@@ -179,6 +231,7 @@ struct RunnerState {
     mutating func finishInput() -> Effects {
         var effects = Effects()
         inputFinished = true
+        gate.dropAll()
         effects.wakeSpawner = true
         return effects
     }
@@ -218,8 +271,9 @@ struct RunnerState {
         for tp in revoked { partitions[tp]?.revoking = true }
         known.subtract(revoked)
         pause.forget(revoked)
+        gate.drop(revoked)
         dropUnstarted { revoked.contains($0) }
-        if backpressured { if let change = pause.set(known) { effects.pauseChange = change } }
+        syncPause(&effects)
         releaseBackpressureIfBelowThreshold(&effects)
         return effects
     }
@@ -238,6 +292,7 @@ struct RunnerState {
         if failure == nil, let error { failure = error }
         if !stopping {
             stopping = true
+            gate.dropAll()
             dropUnstarted { _ in true }
         }
         effects.wakeSpawner = true
@@ -258,6 +313,8 @@ struct RunnerState {
             return running == 0 && partitions.values.allSatisfy { $0.progress.storing == nil }
         case .pauseSettled:
             return !backpressured || stopping || pause.isSettled
+        case .gateChanged(let version):
+            return gate.version != version || stopping
         }
     }
 
@@ -282,6 +339,13 @@ struct RunnerState {
     private mutating func releaseBackpressureIfBelowThreshold(_ effects: inout Effects) {
         guard backpressured, !stopping, inFlight <= resumeThreshold else { return }
         backpressured = false
-        if let change = pause.set([]) { effects.pauseChange = change }
+        syncPause(&effects)
+    }
+
+    /// Tells the pause tracker what should be paused now: every known partition while
+    /// backpressured, plus the partitions the delay gate holds.
+    private mutating func syncPause(_ effects: inout Effects) {
+        let wanted = (backpressured ? known : []).union(gate.partitions.intersection(known))
+        if let change = pause.set(wanted) { effects.pauseChange = change }
     }
 }

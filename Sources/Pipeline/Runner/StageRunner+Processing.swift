@@ -39,7 +39,7 @@ extension StageRunner {
     func handle(_ record: InboundRecord) async -> Completion {
         let started = ContinuousClock.now
         let attempt = RecordHeaders.attempt(in: record.headers)
-        let now = clock()
+        let now = clock.now()
         var recordLogger = logger.with([
             LoggingKeys.kafkaTopic: .string(record.topic), LoggingKeys.kafkaPartition: .integer(record.partition),
             LoggingKeys.kafkaOffset: .integer(record.offset), LoggingKeys.stageAttempt: .integer(attempt),
@@ -55,8 +55,8 @@ extension StageRunner {
                 LoggingKeys.reason: .string(ReasonCode.undecodable.rawValue),
                 LoggingKeys.errorMessage: .string(Self.summary(of: error)),
             ])
-            return await deliver([router.deadLetter(record, reason: .undecodable, error: Self.summary(of: error),
-                                                    attempt: attempt, now: now)],
+            let failure = RecordRouter.Failure(reason: .undecodable, error: Self.summary(of: error))
+            return await deliver([router.deadLetter(record, failure: failure, attempt: attempt, now: now)],
                                  route: .deadLettered, started: started, logger: recordLogger)
         }
         let subject = (input as? any SubmissionDescribing)?.subject ?? .unknown
@@ -78,8 +78,8 @@ extension StageRunner {
                 LoggingKeys.reason: .string(ReasonCode.encodingFailed.rawValue),
                 LoggingKeys.errorMessage: .string(Self.summary(of: error)),
             ])
-            return await deliver([router.deadLetter(record, reason: .encodingFailed, error: Self.summary(of: error),
-                                                    attempt: attempt, now: now)],
+            let failure = RecordRouter.Failure(reason: .encodingFailed, error: Self.summary(of: error))
+            return await deliver([router.deadLetter(record, failure: failure, attempt: attempt, now: now)],
                                  route: .deadLettered, started: started, logger: recordLogger)
         }
         return await deliver(outbound, route: route, started: started, logger: recordLogger)
@@ -170,15 +170,19 @@ extension StageRunner {
             let detail = (error as? StageError)?.detail ?? Self.summary(of: error)
             return ([try router.reject(record, reason: reason, detail: detail, subject: subject, now: now)], .rejected)
         }
+        let failure = classified.map { RecordRouter.Failure($0, error: Self.summary(of: error)) }
+            ?? RecordRouter.Failure(reason: reason, error: Self.summary(of: error))
         switch retryPolicy.decide(attempt: attempt, error: error) {
         case .retry(let tier, let notBefore):
-            logger.notice("transient failure; sending to retry tier \(tier)", metadata: metadata)
-            return ([router.retry(record, tier: tier, notBefore: notBefore, reason: reason,
-                                  error: Self.summary(of: error), attempt: attempt, now: now)], .retried)
+            logger.notice("transient failure; sending to a retry tier", metadata: metadata.merging([
+                LoggingKeys.retryTier: .integer(tier),
+                LoggingKeys.retryNotBefore: .string(notBefore.map(RecordHeaders.timestamp) ?? "now"),
+            ]) { _, new in new })
+            return ([router.retry(record, tier: tier, notBefore: notBefore, failure: failure, attempt: attempt, now: now)],
+                    .retried)
         case .deadLetter:
             logger.warning("transient failure; dead-lettering", metadata: metadata)
-            return ([router.deadLetter(record, reason: reason, error: Self.summary(of: error), attempt: attempt, now: now)],
-                    .deadLettered)
+            return ([router.deadLetter(record, failure: failure, attempt: attempt, now: now)], .deadLettered)
         }
     }
 

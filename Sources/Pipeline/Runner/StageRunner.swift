@@ -25,6 +25,17 @@ import Synchronization
 /// fetched may still arrive after a pause; they are admitted, so the bound can be exceeded by the
 /// source's prefetch (not at all with ``InMemoryTransport``). Nothing is buffered unboundedly.
 ///
+/// **Retry tiers and the delay gate (non-blocking retries).** A transient failure sends the record
+/// to a retry tier of the stage's input (`<input>.retry.<n>`, chosen by the ``RetryPolicy``) with
+/// a due time (`receiptd-not-before`); the worker's source reads the input *and* its tiers. A
+/// record read from a tier that is not due yet is *held* by the delay gate (``DelayGate``): not
+/// admitted, so its offset is not stored, and its partition is paused; a timer task admits it
+/// when the wall clock reaches its due time and resumes the partition. Nothing sleeps in the
+/// processing path and pulling never stops, so other partitions keep flowing and Kafka's poll
+/// loop keeps running (`max.poll.interval.ms` never expires). Held records of a revoked partition
+/// are dropped (the next owner receives them again, since their offsets were not stored), and so
+/// are held records at shutdown.
+///
 /// **Revocation.** On ``SourceEvent/revoked(_:)`` the runner stops starting records of those
 /// partitions (queued ones are dropped, to be redelivered to the next owner), waits up to
 /// ``StageRunnerConfiguration/revocationTimeout`` for the running ones and their offset stores,
@@ -50,7 +61,7 @@ public final class StageRunner<S: Stage>: Sendable {
     let retryPolicy: any RetryPolicy
     let logger: Logger
     let metrics: MetricsRegistry
-    let clock: @Sendable () -> Date
+    let clock: any WallClock
     let router: RecordRouter
 
     private let state: Mutex<Machine>
@@ -72,11 +83,12 @@ public final class StageRunner<S: Stage>: Sendable {
     ///   - retryPolicy: what to do with transient failures (default: dead-letter at once).
     ///   - logger: the logger to derive per-record loggers from.
     ///   - metrics: where `receiptd_stage_*` metrics go.
-    ///   - clock: "now" for contexts, timestamps and headers.
+    ///   - clock: "now" for contexts, timestamps, headers and due times, and the sleeps of the
+    ///     delay gate's timer.
     public init(stage: S, source: any RecordSource, sink: any RecordSink,
                 configuration: StageRunnerConfiguration = StageRunnerConfiguration(),
                 retryPolicy: any RetryPolicy = .never, logger: Logger, metrics: MetricsRegistry = .shared,
-                clock: @escaping @Sendable () -> Date = { Date() }) {
+                clock: any WallClock = SystemWallClock()) {
         self.stage = stage
         self.source = source
         self.sink = sink
@@ -95,6 +107,16 @@ public final class StageRunner<S: Stage>: Sendable {
         (wakeups, wakeupContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
+    /// Creates a runner whose "now" is a closure (tests pass a fixed instant); the delay gate's
+    /// timer then sleeps real time. See ``init(stage:source:sink:configuration:retryPolicy:logger:metrics:clock:)``.
+    public convenience init(stage: S, source: any RecordSource, sink: any RecordSink,
+                            configuration: StageRunnerConfiguration = StageRunnerConfiguration(),
+                            retryPolicy: any RetryPolicy = .never, logger: Logger, metrics: MetricsRegistry = .shared,
+                            clock: @escaping @Sendable () -> Date) {
+        self.init(stage: stage, source: source, sink: sink, configuration: configuration, retryPolicy: retryPolicy,
+                  logger: logger, metrics: metrics, clock: ClosureWallClock(nowBody: clock) as any WallClock)
+    }
+
     /// Consumes until shut down, the source ends, or a fatal error.
     /// - Throws: ``StageRunnerError`` (`deliveryFailed`, `sourceFailed`, `alreadyRunning`).
     public func run() async throws {
@@ -107,6 +129,7 @@ public final class StageRunner<S: Stage>: Sendable {
 
         await withTaskGroup(of: Void.self) { pullGroup in
             pullGroup.addTask { await self.pull(from: self.source) }
+            pullGroup.addTask { await self.runDelayTimer() }
             await withDiscardingTaskGroup { workers in
                 // The spawner: starts chain heads as they become ready, until the runner stops.
                 for await _ in wakeups {
@@ -145,6 +168,9 @@ public final class StageRunner<S: Stage>: Sendable {
     /// The most records that were in flight at once (tests check the bound with it).
     public var peakInFlight: Int { state.withLock { $0.runner.peakInFlight } }
 
+    /// Records the delay gate currently holds (read from a retry tier, not yet due).
+    public var heldRecordCount: Int { state.withLock { $0.runner.heldCount } }
+
     // MARK: pulling
 
     /// Reads the source until it ends or the task is cancelled, admitting records and handling
@@ -154,7 +180,14 @@ public final class StageRunner<S: Stage>: Sendable {
             for try await event in source.events() {
                 switch event {
                 case .record(let record):
-                    await perform(mutate { $0.admit(record) })
+                    let effects = mutate { $0.offer(record, due: self.dueTime(of: record), now: self.clock.now()) }
+                    if let (tp, due) = effects.held {
+                        logger.info("retry record not due; partition paused until then", metadata: [
+                            LoggingKeys.kafkaPartition: .string(tp.description), LoggingKeys.kafkaOffset: .integer(record.offset),
+                            LoggingKeys.retryNotBefore: .string(RecordHeaders.timestamp(due)),
+                        ])
+                    }
+                    await perform(effects)
                     // If a resume was still in flight when the limit was reached, the pause is
                     // applied by whoever finishes that resume; do not pull until it has been.
                     _ = await waitFor(.pauseSettled, timeout: configuration.processingTimeout)
@@ -181,6 +214,38 @@ public final class StageRunner<S: Stage>: Sendable {
             }
         }
     }
+
+    // MARK: the delay gate
+
+    /// The instant a record may be processed: its `receiptd-not-before` when it was read from a
+    /// retry tier of this stage's input; nil (no delay) for anything else.
+    private func dueTime(of record: InboundRecord) -> Date? {
+        guard configuration.topics.retryTier(of: record.topic, stage: S.name) != nil else { return nil }
+        return RecordHeaders.notBefore(in: record.headers)
+    }
+
+    /// The delay gate's timer: sleeps (on ``clock``) until the earliest held record is due, or
+    /// until the held set changes, then admits what is due. Runs beside the pull loop and is
+    /// cancelled with it.
+    private func runDelayTimer() async {
+        while !Task.isCancelled {
+            let (due, version) = state.withLock { ($0.runner.nextDue, $0.runner.gateVersion) }
+            if let due, due <= clock.now() {
+                let effects = mutate { $0.releaseDue(now: self.clock.now()) }
+                if effects.released > 0 { logger.debug("\(effects.released) retry record(s) due; admitted") }
+                await perform(effects)
+                continue
+            }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.signal(when: .gateChanged(since: version)) }
+                if let due { group.addTask { try? await self.clock.sleep(until: due) } }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    // MARK: revocation
 
     private func settle(_ revocation: PartitionRevocation) async {
         let revoked = Set(revocation.partitions)
@@ -252,11 +317,11 @@ public final class StageRunner<S: Stage>: Sendable {
             do {
                 if !current.pause.isEmpty {
                     try await source.pause(current.pause)
-                    logger.debug("backpressure: partitions paused", metadata: [LoggingKeys.kafkaPartition: .string(describe(current.pause))])
+                    logger.debug("partitions paused", metadata: [LoggingKeys.kafkaPartition: .string(describe(current.pause))])
                 }
                 if !current.resume.isEmpty {
                     try await source.resume(current.resume)
-                    logger.debug("backpressure released: partitions resumed", metadata: [LoggingKeys.kafkaPartition: .string(describe(current.resume))])
+                    logger.debug("partitions resumed", metadata: [LoggingKeys.kafkaPartition: .string(describe(current.resume))])
                 }
             } catch {
                 // Pausing is advisory and resuming an unassigned partition is harmless: log and

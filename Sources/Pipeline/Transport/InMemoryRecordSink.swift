@@ -11,7 +11,7 @@ public struct InMemoryRecordSink: RecordSink {
         let injected = transport.state.withLock { $0.sendFailure }?(records)
         if let injected { throw injected }
         let id = transport.mutate { state -> Int? in
-            let now = Date()
+            let now = transport.clock()
             for record in records {
                 _ = InMemoryTransport.append(&state, topic: record.topic, key: record.key, value: record.value,
                                              headers: record.headers, partition: nil, timestamp: now)

@@ -48,13 +48,15 @@ public final class InMemoryTransport: Sendable {
     }
 
     let state: Mutex<State>
-    private let clock: @Sendable () -> Date
+    /// Timestamps of produced records (through ``produce(topic:key:value:headers:partition:timestamp:)`` and the sink).
+    let clock: @Sendable () -> Date
 
     /// Creates an empty cluster.
     /// - Parameters:
     ///   - partitions: partition counts of specific topics.
     ///   - defaultPartitionCount: partitions of any other topic (default 1).
-    ///   - clock: timestamps of produced records.
+    ///   - clock: timestamps of produced records (pass a ``ManualWallClock``'s `now` to keep
+    ///     record times and the runner's clock in step).
     public init(partitions: [String: Int32] = [:], defaultPartitionCount: Int32 = 1,
                 clock: @escaping @Sendable () -> Date = { Date() }) {
         state = Mutex(State(partitionCounts: partitions, defaultPartitionCount: max(1, defaultPartitionCount)))

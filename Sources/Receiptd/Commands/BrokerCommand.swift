@@ -46,7 +46,7 @@ struct BrokerCommand: Command {
         if let partitions { loader.overrides["topics"] = ["partitions": partitions] }
         let configuration = try loader.load()
         let logger = makeLogger(configuration, label: "receiptd.broker")
-        let broker = try EmbeddedBroker(brokerCount: brokerCount, port: port, topics: configuration.topics)
+        let broker = try EmbeddedBroker(brokerCount: brokerCount, port: port, configuration: configuration)
         print(broker.bootstrapServers)
         fflush(nil)
         logger.notice("embedded broker up", metadata: [
@@ -71,11 +71,12 @@ final class EmbeddedBroker: Service {
     /// - Parameters:
     ///   - brokerCount: mock brokers to start.
     ///   - port: stable bootstrap port (0 for any free port).
-    ///   - topics: the topic names and partition count to create.
-    init(brokerCount: Int, port: UInt16, topics: WorkerConfiguration.TopicSettings) throws {
+    ///   - configuration: names the topics (retry tiers included) and their partition count.
+    init(brokerCount: Int, port: UInt16, configuration: WorkerConfiguration) throws {
         cluster = try KafkaMockCluster(brokerCount: brokerCount)
         bootstrapServers = try cluster.listen(bootstrapPort: port)
-        for name in topics.allNames {
+        let topics = configuration.topics
+        for name in configuration.allTopicNames {
             try cluster.createTopic(name: name, partitions: topics.partitions,
                                     replicationFactor: min(topics.replicationFactor, brokerCount))
         }
@@ -86,9 +87,4 @@ final class EmbeddedBroker: Service {
         await withGracefulShutdownHandler(operation: { for await _ in stream {} },
                                           onGracefulShutdown: { continuation.finish() })
     }
-}
-
-extension WorkerConfiguration.TopicSettings {
-    /// Every topic the pipeline uses.
-    var allNames: [String] { [submitted, ingested, verified, entitlements, rejected, outcomes, deadLetter] }
 }

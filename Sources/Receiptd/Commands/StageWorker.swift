@@ -16,7 +16,10 @@ struct StageWorkerOptions: Sendable {
           --group ID           consumer group id (overrides groups.<stage>)
           --max-in-flight N    records processed concurrently (overrides runner.maxInFlight)
 
-        Runs until SIGTERM/SIGINT: then stops fetching, finishes in-flight records within
+        Consumes the stage's input topic and its retry tiers (<input>.retry.1..n, one per entry of
+        retry.tierDelaysSeconds) in one consumer group; a tier record is held, its partition paused,
+        until its receiptd-not-before. Runs until SIGTERM/SIGINT: then stops fetching, drops held
+        retries (their offsets were never stored), finishes in-flight records within
         runner.shutdownGraceSeconds, stores and commits their offsets, and exits 0.
         """
 
@@ -55,17 +58,20 @@ enum StageWorker {
             shutdownGracePeriod: .seconds(configuration.runner.shutdownGraceSeconds))
         runnerConfiguration.revocationTimeout = .seconds(max(5, configuration.runner.shutdownGraceSeconds))
         try runnerConfiguration.validate()
+        let retryPolicy = configuration.retryPolicy
+        try retryPolicy.validate()
+        let subscription = topics.inputs(of: S.name, retryTiers: retryPolicy.delays.count)
 
         let brokers = configuration.bootstrapServerList
         if configuration.topics.create {
             await TopicProvisioner(bootstrapServers: brokers, properties: configuration.kafka.properties, logger: logger)
-                .ensure(configuration.topics.allNames, partitions: configuration.topics.partitions,
+                .ensure(configuration.allTopicNames, partitions: configuration.topics.partitions,
                         replicationFactor: configuration.topics.replicationFactor)
         }
 
         let groupId = configuration.groupId(for: S.name)
         var consumerConfiguration = KafkaConsumerConfiguration(
-            bootstrapServers: brokers, consumptionStrategy: .group(id: groupId, topics: [topics.input(of: S.name)]))
+            bootstrapServers: brokers, consumptionStrategy: .group(id: groupId, topics: subscription))
         consumerConfiguration.clientId = "\(configuration.kafka.clientId)-\(S.name)"
         consumerConfiguration.additionalProperties = configuration.kafka.properties
         consumerConfiguration.autoCommitInterval = .seconds(configuration.kafka.commitIntervalSeconds)
@@ -79,10 +85,12 @@ enum StageWorker {
                                            revocationTimeout: runnerConfiguration.revocationTimeout + .seconds(5),
                                            logger: logger)
         let sink = try KafkaRecordSink(configuration: producerConfiguration)
-        let runner = StageRunner(stage: stage, source: source, sink: sink, configuration: runnerConfiguration, logger: logger)
+        let runner = StageRunner(stage: stage, source: source, sink: sink, configuration: runnerConfiguration,
+                                 retryPolicy: retryPolicy, logger: logger)
         logger.notice("stage worker started", metadata: [
             LoggingKeys.stageName: .string(S.name.rawValue), "kafka.group": .string(groupId),
-            LoggingKeys.kafkaTopic: .string(topics.input(of: S.name)), "kafka.bootstrap": .string(brokers.joined(separator: ",")),
+            LoggingKeys.kafkaTopic: .string(subscription.joined(separator: ",")),
+            "kafka.bootstrap": .string(brokers.joined(separator: ",")),
         ])
         var lifecycle = ServiceGroup.Configuration()
         lifecycle.maximumGracefulShutdownDuration = runnerConfiguration.shutdownGracePeriod + .seconds(10)
@@ -118,6 +126,16 @@ extension WorkerConfiguration {
         Topics(submitted: topics.submitted, ingested: topics.ingested, verified: topics.verified,
                entitlementsChanged: topics.entitlements, rejected: topics.rejected, outcomes: topics.outcomes,
                deadLetter: topics.deadLetter)
+    }
+
+    /// Every topic the pipeline uses, retry tiers included (what workers and `receiptd broker` create).
+    var allTopicNames: [String] {
+        pipelineTopics.allNames(retryTiers: retry.tierDelaysSeconds.count)
+    }
+
+    /// The retry policy `retry.tierDelaysSeconds` describes (validate it before use).
+    var retryPolicy: TieredRetryPolicy {
+        TieredRetryPolicy(delays: retry.tierDelaysSeconds.map { Duration.seconds($0) })
     }
 
     /// `kafka.bootstrapServers` split on commas.

@@ -99,6 +99,13 @@ struct ConfigLoader {
                 converted = d
             case is [String]:
                 converted = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            case is [Double]:
+                let items = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                let numbers = items.compactMap(Double.init)
+                guard numbers.count == items.count else {
+                    throw LoadError(description: "\(name) must be a comma-separated list of numbers")
+                }
+                converted = numbers
             case is [String: String]:
                 guard let object = try? JSONSerialization.jsonObject(with: Data(raw.utf8)) as? [String: String] else {
                     throw LoadError(description: "\(name) must be a JSON object of strings")
@@ -117,7 +124,7 @@ struct ConfigLoader {
             guard let key = child.label else { continue }
             let value = child.value
             if value is String || value is Bool || value is Int || value is Int64 || value is Double
-                || value is [String] || value is [String: String] {
+                || value is [String] || value is [Double] || value is [String: String] {
                 out["RECEIPTD_" + (path + [key]).map(upperSnake).joined(separator: "_")] = (path + [key], value)
             } else {
                 collectLeaves(of: value, path: path + [key], into: &out)

@@ -50,6 +50,14 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var shutdownGraceSeconds = 20.0
     }
 
+    struct Retry: Codable, Sendable, Equatable {
+        /// One retry tier per entry: a transiently failed record waits this long (seconds) in
+        /// tier `n` (`<input>.retry.<n>`) before its next attempt; after the last tier it is
+        /// dead-lettered. Empty dead-letters at the first transient failure. Apple's
+        /// `Retry-After` can only push an attempt later.
+        var tierDelaysSeconds: [Double] = [10, 60, 600, 3600]
+    }
+
     struct Ingest: Codable, Sendable, Equatable {
         /// Larger records are rejected with `record-too-large`.
         var maxRecordBytes = 262_144
@@ -114,6 +122,7 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
     var topics = TopicSettings()
     var groups = Groups()
     var runner = Runner()
+    var retry = Retry()
     var ingest = Ingest()
     var verify = Verify()
     var fulfil = Fulfil()

@@ -63,7 +63,7 @@ final class PipelineHarness: @unchecked Sendable {
         configuration.verify.bundleIds = [bundleId]
         configuration.fulfil.catalogue = Self.cataloguePath()
         configuration.log.level = "notice"
-        broker = try EmbeddedBroker(brokerCount: 1, port: port, topics: configuration.topics)
+        broker = try EmbeddedBroker(brokerCount: 1, port: port, configuration: configuration)
         configuration.kafka.bootstrapServers = broker.bootstrapServers
         self.configuration = configuration
         configPath = directory + "/receiptd.demo.json"
