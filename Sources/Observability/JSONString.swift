@@ -4,6 +4,15 @@ public enum JSONString {
     /// Appends `value` to `out` as a quoted JSON string (RFC 8259 escapes; control characters as `\uXXXX`).
     public static func appendQuoted(_ value: String, to out: inout String) {
         out += "\""
+        // Fast path: most values (ids, base64, JWS) need no escaping and are appended whole.
+        let needsEscaping: (UInt8) -> Bool = { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
+        let escape = value.utf8.withContiguousStorageIfAvailable { $0.contains(where: needsEscaping) }
+            ?? value.utf8.contains(where: needsEscaping)
+        if !escape {
+            out += value
+            out += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""

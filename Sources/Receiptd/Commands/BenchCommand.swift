@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import Observability
 import Pipeline
 
 /// `receiptd bench verify|pipeline`: throughput measurements (not tests). Each prints its figure
@@ -20,12 +21,14 @@ struct BenchCommand: Command {
                      with 0 ms and with --latency-ms (default 250) added to every answer, --max-in-flight
                      (default 256) requests outstanding. Last line:
                      appstore_latency_ratio=<throughput at latency / throughput at 0 ms>
+          stages     the three stages through the generic runner on the in-memory transport (no Kafka):
+                     what our own plumbing costs next to verification. Last line: stages_receipts_per_second=<n>
           pipeline   receipts per second end to end through ingest, verify and fulfil worker processes
                      on the embedded broker (default 20000 genuine submissions after a warm-up).
                      Last line: pipeline_receipts_per_second=<n>
         """)
 
-    enum Mode { case verify, appstore, pipeline }
+    enum Mode { case verify, appstore, pipeline, stages }
     var mode: Mode
     var count: Int
     var rounds: Int
@@ -42,6 +45,7 @@ struct BenchCommand: Command {
         case "verify": mode = .verify
         case "pipeline": mode = .pipeline
         case "appstore": mode = .appstore
+        case "stages": mode = .stages
         default: throw ValidationError("unknown benchmark '\(first)': verify, appstore or pipeline")
         }
         count = try parser.integer(mode == .verify ? "--count" : "--submissions", in: 100...1_000_000) ?? 20_000
@@ -57,7 +61,45 @@ struct BenchCommand: Command {
         case .verify: return try benchVerify()
         case .pipeline: return try await benchPipeline()
         case .appstore: return try await benchAppStore()
+        case .stages: return try await benchStages()
         }
+    }
+
+    private func benchStages() async throws -> Int32 {
+        let now = Date()
+        let pki = try TestPKI.generate(validFrom: now.addingTimeInterval(-86_400), validUntil: now.addingTimeInterval(86_400 * 30))
+        var generator = SubmissionGenerator(signer: pki.signer, forger: pki.signer, seed: 11)
+        let submissions = try (0..<count).map { _ in try generator.nextGenuine() }
+        var configuration = SignedDataVerifierConfiguration(trustAnchors: [pki.root])
+        configuration.environment = .any
+        let verifier = AppStoreSubmissionVerifier(verifier: try SignedDataVerifier(configuration: configuration))
+        let catalogue = try ProductCatalogue(contentsOfFile: PipelineHarness.cataloguePath())
+        let topics = Topics()
+        let transport = InMemoryTransport(defaultPartitionCount: 32)
+        for submission in submissions {
+            transport.produce(topic: topics.submitted, key: Array(submission.key.utf8), value: submission.value)
+        }
+        let runnerConfiguration = StageRunnerConfiguration(topics: topics, maxInFlight: 256)
+        let clock = ContinuousClock()
+        var seconds: [Double] = []
+        func stage<S: Stage>(_ stage: S) async throws {
+            let runner = StageRunner(stage: stage, source: transport.source(group: "\(S.name)", topics: [topics.input(of: S.name)],
+                                                                             finishWhenIdle: true),
+                                     sink: transport.sink, configuration: runnerConfiguration, logger: .disabled, metrics: MetricsRegistry())
+            let elapsed = try await clock.measure { try await runner.run() }
+            seconds.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            printError(String(format: "%@: %d records in %.2f s = %.0f/s", "\(S.name)", count, seconds.last!, Double(count) / seconds.last!))
+        }
+        try await stage(IngestStage())
+        try await stage(VerifyStage(verifier: verifier))
+        try await stage(FulfilStage(catalogue: catalogue, ledger: InMemoryFulfilmentLedger()))
+        let entitlements = transport.records(in: topics.entitlementsChanged).count
+        guard entitlements == count else {
+            printError("bench stages: \(entitlements) entitlements for \(count) submissions")
+            return 1
+        }
+        print("stages_receipts_per_second=\(Int(Double(count) / seconds.reduce(0, +)))")
+        return 0
     }
 
     private func benchAppStore() async throws -> Int32 {
