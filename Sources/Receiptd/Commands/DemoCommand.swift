@@ -64,7 +64,8 @@ struct DemoCommand: Command {
             batch.append(submission)
         }
         let result = try await run.execute(batch)
-        let report = DemoReport(result: result, expectations: expectations)
+        var report = DemoReport(result: result, expectations: expectations)
+        for submission in batch { report.kinds[submission.kind, default: 0] += 1 }
         print(report.render())
         return report.passed ? 0 : 1
     }

@@ -5,6 +5,8 @@ import Foundation
 struct DemoReport {
     let result: PipelineRun.Result
     let expectations: [String: SubmissionGenerator.Expectation]
+    /// Submissions per kind (`malformed` for records ingest must refuse outright).
+    var kinds: [String: Int] = [:]
 
     /// Submissions whose verdict differs from the expectation (or that were never accounted for).
     var mismatches: [(String, String, String)] {
@@ -38,6 +40,7 @@ struct DemoReport {
         lines.append("receiptd demo summary")
         lines.append("  " + String(repeating: "-", count: 50))
         row("submitted", result.submitted)
+        for (kind, n) in kinds.sorted(by: { $0.value > $1.value }) { row("    " + kind, n) }
         row("accounted for", c.accounted.count)
         row("verified -> entitlement changes", c.entitlementsByAction.values.reduce(0, +))
         for (action, n) in c.entitlementsByAction.sorted(by: { $0.key < $1.key }) { row("    " + action, n) }

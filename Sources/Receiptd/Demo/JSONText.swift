@@ -29,6 +29,12 @@ struct JSONText {
 
     mutating func add(_ name: String, _ value: Int) { add(name, Int64(value)) }
 
+    /// Adds a nested object built with another ``JSONText``.
+    mutating func add(_ name: String, object: JSONText) {
+        key(name)
+        text += String(decoding: object.bytes, as: UTF8.self)
+    }
+
     /// The finished object's UTF-8 bytes.
     var bytes: [UInt8] { Array((text + "}").utf8) }
 }

@@ -26,6 +26,13 @@ struct SubmissionGenerator {
         var key: String
         var value: [UInt8]
         var expectation: Expectation
+
+        /// The submission's `kind` (or `malformed`), for the demo's summary.
+        var kind: String {
+            let object = (try? JSONSerialization.jsonObject(with: Data(value))) as? [String: Any]
+            return (object?["kind"] as? String).map { ["signedTransaction", "serverNotification", "signedRenewalInfo", "appReceipt",
+                                                        "transactionId"].contains($0) ? $0 : "malformed" } ?? "malformed"
+        }
     }
 
     static let bundleId = "com.demo.game"
@@ -65,7 +72,17 @@ struct SubmissionGenerator {
         let userId = "player-\(Int.random(in: 1...max(50, counter / 3), using: &random))"
         let roll = Int.random(in: 0..<100, using: &random)
         switch roll {
-        case 0..<62:
+        case 55..<62:
+            // An App Store Server Notification V2 carrying the signed transaction (one in seven
+            // with a forged nested transaction, which must sink the whole notification).
+            let (transaction, action) = genuineTransaction()
+            let forgedNested = roll == 61
+            let nested = try (forgedNested ? forger : signer).sign(payload: transaction.payload())
+            let notification = try signer.sign(payload: notificationPayload(for: transaction, nested: nested))
+            return Submission(submissionId: submissionId, key: Self.bundleId + "/" + userId,
+                              value: record(submissionId, userId, "serverNotification", notification),
+                              expectation: forgedNested ? .rejected(reason: "untrusted-root") : .entitlement(action: action))
+        case 0..<55:
             let (transaction, action) = genuineTransaction()
             let jws = try signer.sign(payload: transaction.payload())
             issued.append((jws, userId))
@@ -169,6 +186,32 @@ struct SubmissionGenerator {
                                       productId: "com.demo.unlock.pro", type: "Non-Consumable", purchaseDate: purchase,
                                       signedDate: now), "grant")
         }
+    }
+
+    /// The notification Apple would send for `transaction` (type from its state), with `nested`
+    /// as `data.signedTransactionInfo`.
+    private mutating func notificationPayload(for transaction: SampleTransaction, nested: String) -> [UInt8] {
+        let (type, subtype): (String, String?) =
+            if transaction.revocationDate != nil { ("REFUND", nil) }
+            else if transaction.type == "Auto-Renewable Subscription" {
+                if let expires = transaction.expiresDate, expires <= transaction.signedDate { ("EXPIRED", "VOLUNTARY") }
+                else if transaction.transactionId == transaction.originalTransactionId { ("SUBSCRIBED", "INITIAL_BUY") }
+                else { ("DID_RENEW", nil) }
+            } else { ("ONE_TIME_CHARGE", nil) }
+        var data = JSONText()
+        data.add("bundleId", Self.bundleId)
+        data.add("bundleVersion", "1")
+        data.add("environment", transaction.environment)
+        data.add("signedTransactionInfo", nested)
+        var json = JSONText()
+        json.add("notificationType", type)
+        if let subtype { json.add("subtype", subtype) }
+        json.add("notificationUUID", UUID(uuid: (UInt8.random(in: 0...255, using: &random), 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0,
+                                                 UInt8(counter & 0xFF), UInt8((counter >> 8) & 0xFF))).uuidString.lowercased())
+        json.add("version", "2.0")
+        json.add("signedDate", Int64((transaction.signedDate.timeIntervalSince1970 * 1000).rounded()))
+        json.add("data", object: data)
+        return json.bytes
     }
 
     /// A record ingest must reject, with the reason it must give.
