@@ -54,8 +54,9 @@ struct AppStoreVerifyBenchmark {
         let elapsed = try await clock.measure { try await runner.run() }
         let verified = transport.records(in: topics.verified).count
         guard verified == submissions else {
+            let reasons = transport.records(in: topics.deadLetter).compactMap { RecordHeaders.value(of: RecordHeaders.error, in: $0.headers) }
             throw ValidationError("only \(verified) of \(submissions) verified (rejected: \(transport.records(in: topics.rejected).count), "
-                                  + "dead letters: \(transport.records(in: topics.deadLetter).count))")
+                                  + "dead letters: \(reasons.count): \(Set(reasons).prefix(3).joined(separator: "; ")))")
         }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return Double(submissions) / seconds
