@@ -18,17 +18,19 @@ import Testing
         let http: CurlHTTPClient
         let stage: VerifyStage
 
-        init(faults: FakeAppStoreFaults = .none) throws {
+        /// - Parameter requestTimeout: generous by default: the fake's handlers share this test
+        ///   process's cooperative threads with the CPU-heavy suites running in parallel.
+        init(faults: FakeAppStoreFaults = .none, requestTimeout: Duration = .seconds(30)) throws {
             let credentials = try FakeAppStoreCredentials.generate()
             var configuration = FakeAppStoreConfiguration(bundleId: AppStoreKindsTests.bundleId, credentials: credentials)
             configuration.faults = faults
             fake = try FakeAppStore(configuration: configuration)
             http = try CurlHTTPClient()
             var apiConfiguration = fake.serverAPIConfiguration()
-            apiConfiguration.requestTimeout = .milliseconds(800)
+            apiConfiguration.requestTimeout = requestTimeout
             let api = try AppStoreServerAPIClient(configuration: apiConfiguration, signer: credentials.apiKey, transport: http)
             var legacyConfiguration = fake.verifyReceiptConfiguration()
-            legacyConfiguration.requestTimeout = .milliseconds(800)
+            legacyConfiguration.requestTimeout = requestTimeout
             let legacy = try VerifyReceiptClient(configuration: legacyConfiguration, sharedSecret: credentials.sharedSecret,
                                                  transport: http)
             let verifier = AppStoreSubmissionVerifier(
@@ -98,9 +100,9 @@ import Testing
         case "429": faults.rateLimitRate = 1; faults.retryAfterDelay = .seconds(30)
         case "21005": faults.status21005Rate = 1
         case "drop": faults.dropRate = 1
-        default: faults.timeoutRate = 1; faults.timeoutHold = .seconds(10)
+        default: faults.timeoutRate = 1; faults.timeoutHold = .seconds(60)
         }
-        let rig = try Rig(faults: faults)
+        let rig = try Rig(faults: faults, requestTimeout: fault == "timeout" ? .seconds(2) : .seconds(30))
         let sub = rig.fake.store.purchase(productId: "com.demo.coins.100", type: .consumable, environment: .production,
                                           purchaseDate: Date())
         if let apiCode {

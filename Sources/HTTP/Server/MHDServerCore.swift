@@ -89,7 +89,8 @@ final class MHDServerCore: Sendable {
         case .suspended:
             let request = context.request
             context.request.body = []  // the task owns the body now; do not keep two copies
-            Task { [self] in
+            // On the server's own executor, so a busy cooperative pool cannot starve answers.
+            Task(executorPreference: HandlerExecutor.shared) { [self] in
                 let response = await handler(request)
                 requestsHandled.add(1, ordering: .relaxed)
                 deliver(response, to: context)
