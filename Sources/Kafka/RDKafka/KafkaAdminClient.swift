@@ -8,8 +8,11 @@ import CRdKafka
 /// ``KafkaMockCluster`` running in this process, ``createTopics(_:timeout:)`` therefore
 /// creates the topics through the mock's own API; against real brokers it uses the Admin API.
 public final class KafkaAdminClient: Sendable {
-    private let client: RDKafkaClient
+    let client: RDKafkaClient
     private let bootstrapServers: [String]
+    /// The raw properties the client was made with (reused for group-offset queries).
+    let additionalProperties: [String: String]
+    var bootstrapServerList: [String] { bootstrapServers }
     private let usesInProcessMock: Bool
 
     /// Creates an admin client.
@@ -32,6 +35,7 @@ public final class KafkaAdminClient: Sendable {
         properties["bootstrap.servers"] = bootstrapServers.joined(separator: ",")
         client = try RDKafkaClient(kind: .consumer, properties: properties, context: RDKafkaCallbackContext())
         self.bootstrapServers = bootstrapServers
+        self.additionalProperties = additionalProperties
         self.usesInProcessMock = usesInProcessMock
     }
 

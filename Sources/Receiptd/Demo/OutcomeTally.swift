@@ -29,6 +29,9 @@ final class OutcomeTally: Sendable {
         /// Records `verdict` for the submission `submissionId`, or for the input at `source`.
         mutating func settle(submissionId: String?, source: String?, verdict: String) {
             if let id = submissionId ?? source.flatMap({ origins[$0] }) {
+                // A final verdict (entitlement, rejection, outcome) is never replaced by a dead
+                // letter read later from another topic: the record may have been replayed since.
+                if verdict.hasPrefix("dead-letter:"), let existing = verdicts[id], !existing.hasPrefix("dead-letter:") { return }
                 verdicts[id] = verdict
                 accounted.insert(id)
             } else if let source {

@@ -25,7 +25,9 @@ final class PipelineHarness: @unchecked Sendable {
     ///   - port: the broker's stable bootstrap port (0 for any free one).
     ///   - partitions: partitions per topic.
     ///   - maxInFlight: records in flight per worker.
-    init(port: UInt16, partitions: Int, maxInFlight: Int, bundleId: String) throws {
+    ///   - customize: last changes to the workers' configuration (the chaos run's short retry tiers).
+    init(port: UInt16, partitions: Int, maxInFlight: Int, bundleId: String,
+         customize: (inout WorkerConfiguration) -> Void = { _ in }) throws {
         let template = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-demo-XXXXXX").path
         var buffer = Array(template.utf8CString)
         guard mkdtemp(&buffer) != nil else { throw ValidationError("cannot create a temporary directory") }
@@ -65,6 +67,7 @@ final class PipelineHarness: @unchecked Sendable {
         configuration.log.level = "notice"
         broker = try EmbeddedBroker(brokerCount: 1, port: port, configuration: configuration)
         configuration.kafka.bootstrapServers = broker.bootstrapServers
+        customize(&configuration)
         self.configuration = configuration
         configPath = directory + "/receiptd.demo.json"
         let encoder = JSONEncoder()

@@ -1,0 +1,213 @@
+import AppStore
+import FakeAppStore
+import Foundation
+import Kafka
+import Observability
+import Pipeline
+
+/// `receiptd chaos`: the pipeline under failure, with a ledger at the end that accounts for
+/// every submission.
+///
+/// It starts the embedded broker, the fake App Store with faults (21005, 5xx, 429 with
+/// `Retry-After`, latency, dropped and held connections), several worker processes per stage with
+/// short retry tiers, and publishes a stream of submissions (genuine, duplicate, forged,
+/// malformed, notifications, transaction ids, receipts), paced by lag so the embedded broker's
+/// retention never drops an unconsumed record. Meanwhile it kills random workers with SIGKILL and
+/// restarts them, and takes the broker down and injects request errors. When the faults stop it
+/// replays the dead letters, waits, and prints the ledger: it exits non-zero on any lost
+/// submission, any event emitted twice, or any partition whose retention passed a group's
+/// committed offset (a broker drop must never be mistaken for, or hide, a pipeline loss).
+struct ChaosCommand: Command {
+    static let configuration = CommandConfiguration(
+        commandName: "chaos",
+        abstract: "Run the pipeline under worker kills, broker and App Store faults, and account for every submission",
+        usage: """
+        receiptd chaos [--submissions N] [--kills N] [--seed N] [--workers N] [--max-lag N] [--timeout SECONDS] [--keep]
+
+          --submissions N   submissions to publish (default 100000)
+          --kills N         SIGKILLs of random workers, spread over the run (default 8)
+          --seed N          seed for the mix, the kills and the faults (default 1)
+          --workers N       worker processes per stage (default 2)
+          --max-lag N       publish only while fewer than N submissions are unaccounted (default 4000)
+          --timeout S       give up when nothing progresses for S seconds (default 90)
+        """)
+
+    var submissions = 100_000
+    var kills = 8
+    var seed: UInt64 = 1
+    var workers = 2
+    var maxLag = 4000
+    var stallTimeout: Duration = .seconds(90)
+    var keep = false
+
+    init(arguments: [String]) throws {
+        let parser = try ArgumentParser(arguments, options: ["--submissions", "--kills", "--seed", "--workers", "--max-lag", "--timeout"],
+                                        flags: ["--keep"])
+        guard parser.positionals.isEmpty else { throw ValidationError("unexpected argument \(parser.positionals[0])") }
+        submissions = try parser.integer("--submissions", in: 1...1_000_000) ?? 100_000
+        kills = try parser.integer("--kills", in: 0...1000) ?? 8
+        seed = UInt64(try parser.integer("--seed", in: 0...Int.max) ?? 1)
+        workers = try parser.integer("--workers", in: 1...8) ?? 2
+        maxLag = try parser.integer("--max-lag", in: 100...1_000_000) ?? 4000
+        stallTimeout = try parser.seconds("--timeout") ?? .seconds(90)
+        keep = parser.flag("--keep")
+    }
+
+    func run() async throws -> Int32 {
+        routeKafkaLogs(to: Logger(label: "receiptd.chaos", level: .error))
+        let harness = try PipelineHarness(port: 0, partitions: 32, maxInFlight: 256, bundleId: SubmissionGenerator.bundleId) {
+            $0.retry.tierDelaysSeconds = [1, 2, 4]
+            $0.kafka.sessionTimeoutSeconds = 6
+            $0.kafka.commitIntervalSeconds = 1
+        }
+        defer {
+            KafkaLogging.bootstrap { _ in }
+            harness.close(keep: keep)
+        }
+        var faults = FakeAppStoreFaults()
+        faults.latency = .milliseconds(2)
+        faults.jitter = .milliseconds(3)
+        faults.status21005Rate = 0.02
+        faults.serverErrorRate = 0.02
+        faults.rateLimitRate = 0.01
+        faults.retryAfterDelay = .seconds(1)
+        faults.dropRate = 0.01
+        try harness.appStore.setFaults(faults)
+        printError("receiptd chaos: broker \(harness.broker.bootstrapServers), fake App Store \(harness.appStore.productionBaseURL), "
+                   + "logs in \(harness.directory)")
+
+        var workerList: [WorkerProcess] = []
+        for stage in StageName.allCases { workerList += try harness.startWorkers(stage, count: workers) }
+        let tally = try harness.makeTally()
+        let tallyTask = Task { await tally.run() }
+        defer { tallyTask.cancel() }
+        let producer = try harness.makeProducer()
+        var generator = SubmissionGenerator(signer: harness.pki.signer, forger: harness.forgerPKI.signer, seed: seed,
+                                            appStore: harness.appStore.store)
+        var random = SeededRandom(seed: seed &+ 0x5EED)
+        var ledger = ChaosLedger()
+        let topic = harness.configuration.topics.submitted
+        let killEvery = submissions / (kills + 1)
+        // Warm-up: every group joined and every worker processing before faults start.
+        let warmup = try (0..<50).map { _ in try generator.nextGenuine() }
+        let warmupReports = try await producer.sendAll(warmup.map { KafkaProducerMessage(topic: topic, key: Array($0.key.utf8), value: $0.value) })
+        tally.register(origins: zip(warmupReports, warmup).map { ("\($0.topic)/\($0.partition)/\($0.offset)", $1.submissionId) })
+        await waitForQuiet(tally, total: warmup.count, finalOnly: false)
+        let baseline = tally.snapshot.accounted.count
+        let maxLag = min(self.maxLag, max(200, submissions / 10))
+        let started = ContinuousClock.now
+
+        var published = 0
+        while published < submissions {
+            // Pace by lag: the embedded broker keeps only ~5 MiB per partition.
+            var lastProgress = ContinuousClock.now
+            var lastAccounted = tally.snapshot.accounted.count
+            while published + baseline - tally.snapshot.accounted.count >= maxLag {
+                try await Task.sleep(for: .milliseconds(100))
+                let accounted = tally.snapshot.accounted.count
+                if accounted != lastAccounted { lastAccounted = accounted; lastProgress = .now }
+                if ContinuousClock.now - lastProgress > stallTimeout { break }
+            }
+            let batch = try (0..<min(500, submissions - published)).map { _ in try generator.next() }
+            let reports = try await producer.sendAll(batch.map {
+                KafkaProducerMessage(topic: topic, key: Array($0.key.utf8), value: $0.value)
+            })
+            tally.register(origins: zip(reports, batch).map { ("\($0.topic)/\($0.partition)/\($0.offset)", $1.submissionId) })
+            for submission in batch { ledger.expectations[submission.submissionId] = submission.expectation }
+            let before = published
+            published += batch.count
+
+            if kills > 0, killEvery > 0, before / killEvery != published / killEvery, ledger.kills < kills {
+                let victim = workerList[Int.random(in: 0..<workerList.count, using: &random)]
+                victim.send(SIGKILL)
+                _ = await victim.waitForExit(timeout: .seconds(5))
+                ledger.kills += 1
+                printError("  chaos: SIGKILL \(victim.name) (kill \(ledger.kills)/\(kills)); restarting")
+                try victim.start()
+            }
+            if before < submissions / 3, published >= submissions / 3 {
+                printError("  chaos: broker 1 down for 2 s")
+                harness.broker.cluster.setBrokerDown(1)
+                try await Task.sleep(for: .seconds(2))
+                harness.broker.cluster.setBrokerUp(1)
+                ledger.brokerFaults += 1
+            }
+            if before < 2 * submissions / 3, published >= 2 * submissions / 3 {
+                printError("  chaos: injecting Produce and Fetch request errors")
+                harness.broker.cluster.pushRequestErrors(apiKey: KafkaMockCluster.ApiKey.produce, errors: [6, 6, 6, 7, 7])
+                harness.broker.cluster.pushRequestErrors(apiKey: KafkaMockCluster.ApiKey.fetch, errors: [6, 6, 6])
+                ledger.brokerFaults += 1
+            }
+            printError(String(format: "  published %d, accounted %d", published, tally.snapshot.accounted.count - baseline))
+        }
+
+        // Faults stop: wait for the pipeline, replay what was dead-lettered, wait again.
+        try harness.appStore.setFaults(.none)
+        await waitForQuiet(tally, total: submissions + baseline, finalOnly: false)
+        ledger.replay = try await replayDeadLetters(harness)
+        printError("  chaos: replayed \(ledger.replay?.replayed ?? 0) dead letters")
+        await waitForQuiet(tally, total: submissions + baseline, finalOnly: true)
+        ledger.elapsed = ContinuousClock.now - started
+
+        ledger.retentionViolations = await retentionViolations(harness)
+        ledger.counts = tally.snapshot
+        ledger.appStore = harness.appStore.statistics
+        for worker in workerList { worker.send(SIGTERM) }
+        for worker in workerList { _ = await worker.waitForExit(timeout: .seconds(30)) }
+        await producer.close()
+        await tally.close()
+        print(ledger.render(submissions: submissions + baseline))
+        return ledger.passed(submissions: submissions + baseline) ? 0 : 1
+    }
+
+    /// Waits until every submission has a verdict (a final one when `finalOnly`), or nothing moves.
+    private func waitForQuiet(_ tally: OutcomeTally, total: Int, finalOnly: Bool) async {
+        var last = -1
+        var lastChange = ContinuousClock.now
+        while true {
+            let snapshot = tally.snapshot
+            let done = finalOnly ? snapshot.verdicts.values.filter { !$0.hasPrefix("dead-letter:") }.count : snapshot.accounted.count
+            if done >= total { return }
+            if done != last { last = done; lastChange = .now }
+            if ContinuousClock.now - lastChange > stallTimeout { return }
+            try? await Task.sleep(for: .milliseconds(250))
+        }
+    }
+
+    private func replayDeadLetters(_ harness: PipelineHarness) async throws -> ReplaySummary {
+        let topics = harness.configuration.pipelineTopics
+        let reader = KafkaDeadLetterReader(bootstrapServers: [harness.broker.bootstrapServers], topic: topics.deadLetter,
+                                           idleTimeout: .seconds(10))
+        let sink = try KafkaRecordSink(configuration: KafkaProducerConfiguration(bootstrapServers: [harness.broker.bootstrapServers]))
+        defer { Task { await sink.close() } }
+        let options = DeadLetterReplayer.Options(allowedTopics: Set(StageName.allCases.map { topics.input(of: $0) }))
+        return try await DeadLetterReplayer(reader: reader, sink: sink).run(options)
+    }
+
+    /// Partitions whose first retained offset passed the consuming group's committed offset.
+    private func retentionViolations(_ harness: PipelineHarness) async -> [String] {
+        let configuration = harness.configuration
+        guard let admin = try? KafkaAdminClient(bootstrapServers: [harness.broker.bootstrapServers]) else { return ["no admin client"] }
+        var violations: [String] = []
+        for stage in StageName.allCases {
+            let group = configuration.groupId(for: stage)
+            let topics = configuration.pipelineTopics.inputs(of: stage, retryTiers: configuration.retry.tierDelaysSeconds.count)
+            let partitions = topics.flatMap { topic in
+                (0..<configuration.topics.partitions).map { KafkaTopicPartition(topic: topic, partition: Int32($0)) }
+            }
+            guard let committed = try? await admin.committedOffsets(group: group, partitions: partitions) else {
+                violations.append("\(group): committed offsets unavailable")
+                continue
+            }
+            for position in committed {
+                guard let marks = try? await admin.watermarks(topic: position.topicPartition.topic,
+                                                              partition: position.topicPartition.partition) else { continue }
+                let consumedUpTo = position.offset >= 0 ? position.offset : 0
+                if marks.low > consumedUpTo {
+                    violations.append("\(position.topicPartition): log start \(marks.low) > committed \(consumedUpTo)")
+                }
+            }
+        }
+        return violations
+    }
+}

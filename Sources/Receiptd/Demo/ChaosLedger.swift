@@ -1,0 +1,67 @@
+import FakeAppStore
+import Foundation
+import Pipeline
+
+/// What a chaos run did and what became of every submission.
+struct ChaosLedger {
+    var expectations: [String: SubmissionGenerator.Expectation] = [:]
+    var kills = 0
+    var brokerFaults = 0
+    var replay: ReplaySummary?
+    var elapsed: Duration = .zero
+    var retentionViolations: [String] = []
+    var counts = OutcomeTally.Counts()
+    var appStore: FakeAppStoreStatistics?
+
+    /// Submissions without any verdict.
+    func lost(submissions: Int) -> Int { submissions - counts.accounted.count }
+    /// Entitlement events seen more than once (the same transaction's change emitted twice).
+    var duplicated: Int { counts.eventIds.values.filter { $0 > 1 }.count }
+    /// Submissions whose final verdict is still a dead letter.
+    var stillDeadLettered: [String: Int] {
+        var out: [String: Int] = [:]
+        for verdict in counts.verdicts.values where verdict.hasPrefix("dead-letter:") {
+            out[String(verdict.dropFirst("dead-letter:".count)), default: 0] += 1
+        }
+        return out
+    }
+
+    func passed(submissions: Int) -> Bool {
+        lost(submissions: submissions) == 0 && duplicated == 0 && retentionViolations.isEmpty
+    }
+
+    func render(submissions: Int) -> String {
+        var lines = ["", "receiptd chaos ledger", "  " + String(repeating: "-", count: 56)]
+        func row(_ label: String, _ value: Any) {
+            lines.append("  " + label.padding(toLength: 40, withPad: " ", startingAt: 0) + "\(value)")
+        }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        row("submissions", submissions)
+        row("worker SIGKILLs (restarted)", kills)
+        row("broker faults (down/up, request errors)", brokerFaults)
+        if let appStore {
+            row("App Store faults injected", "21005 \(appStore.status21005), 5xx \(appStore.serverErrors), 429 \(appStore.rateLimited), "
+                + "dropped \(appStore.dropped) of \(appStore.requests) requests")
+        }
+        row("dead letters replayed", replay?.replayed ?? 0)
+        // One verdict per submission (records re-emitted after a kill are counted once).
+        var verdicts: [String: Int] = [:]
+        for verdict in counts.verdicts.values where !verdict.hasPrefix("dead-letter:") { verdicts[verdict, default: 0] += 1 }
+        row("submissions with a verdict", counts.verdicts.count)
+        for (verdict, n) in verdicts.sorted(by: { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }) {
+            row("    " + verdict, n)
+        }
+        row("entitlement-changed records", counts.entitlementsByAction.values.reduce(0, +))
+        row("duplicate-suppressed outcomes (records)", counts.outcomes["duplicate-suppressed", default: 0])
+        row("still dead-lettered", stillDeadLettered.values.reduce(0, +))
+        for (reason, n) in stillDeadLettered.sorted(by: { $0.key < $1.key }) { row("    " + reason, n) }
+        row("LOST (no verdict)", lost(submissions: submissions))
+        row("DUPLICATED (event emitted twice)", duplicated)
+        row("retention passed a committed offset", retentionViolations.count)
+        for violation in retentionViolations.prefix(5) { lines.append("    ! " + violation) }
+        row("elapsed", String(format: "%.1f s", seconds))
+        lines.append("  " + String(repeating: "-", count: 56))
+        lines.append(passed(submissions: submissions) ? "  result: PASS (0 lost, 0 duplicated)" : "  result: FAIL")
+        return lines.joined(separator: "\n")
+    }
+}
