@@ -15,6 +15,10 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "receiptd", targets: ["Receiptd"]),
+        // Library products only so that the fuzz package (Fuzz/, a separate root package) can
+        // depend on the modules it fuzzes; nothing else consumes them.
+        .library(name: "AppStore", targets: ["AppStore"]),
+        .library(name: "Pipeline", targets: ["Pipeline"]),
     ],
     targets: [
         .systemLibrary(name: "CRdKafka", path: "Sources/CRdKafka", pkgConfig: "rdkafka",
