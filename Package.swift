@@ -42,12 +42,15 @@ let package = Package(
                           dependencies: ["Observability", "Lifecycle", "Kafka", "HTTP", "AppStore", "Pipeline"],
                           swiftSettings: strict),
 
+        // Seeded byte mutations shared by the property tests of AppStoreTests and PipelineTests.
+        .target(name: "MutationTesting", path: "Tests/MutationTesting"),
+
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Observability"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
-        .testTarget(name: "AppStoreTests", dependencies: ["AppStore"], resources: [.copy("Resources")]),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "AppStore", "Observability"]),
+        .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "MutationTesting"], resources: [.copy("Resources")]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "AppStore", "Observability", "MutationTesting"]),
         .testTarget(name: "ReceiptdTests", dependencies: ["Receiptd"]),
         .testTarget(name: "IntegrationTests", dependencies: ["Pipeline", "Kafka", "AppStore", "Observability", "Lifecycle"]),
     ]
