@@ -4,6 +4,10 @@
 #
 #   Fuzz/run.sh [seconds-per-target] [target...]      default: 60 s, every target
 #
+# A target's source declares its input size bound and optional dictionary in header comments:
+#   // fuzz-max-len: 16384          (libFuzzer -max_len; default 4096)
+#   // fuzz-dict: json.dict         (Fuzz/dictionaries/json.dict as -dict)
+#
 # Per target: the seeds in Fuzz/corpus/<target>/ (read-only), new inputs in
 # fuzz-artifacts/corpus/<target>/, crashes, timeouts and out-of-memory inputs in
 # fuzz-artifacts/<target>/, the libFuzzer log in fuzz-artifacts/<target>.log (fuzz-artifacts/ is
@@ -37,11 +41,14 @@ summary=()
 for target in "${targets[@]}"; do
   [ -x "$bin/$target" ] || { echo "no such fuzz target: $target" >&2; exit 2; }
   max_len=$(sed -n 's|^// fuzz-max-len: \([0-9]*\).*|\1|p' "$fuzz_dir/Sources/$target/"*.swift | head -1)
+  dict=$(sed -n 's|^// fuzz-dict: \([^ ]*\).*|\1|p' "$fuzz_dir/Sources/$target/"*.swift | head -1)
+  dict_flag=()
+  [ -n "$dict" ] && dict_flag=(-dict="$fuzz_dir/dictionaries/$dict")
   mkdir -p "$artifacts/$target" "$artifacts/corpus/$target" "$fuzz_dir/corpus/$target"
   before=$(find "$artifacts/$target" -type f | wc -l)
   log="$artifacts/$target.log"
-  echo "== $target: ${seconds}s, -max_len=${max_len:-4096}"
-  "$bin/$target" "$artifacts/corpus/$target" "$fuzz_dir/corpus/$target" \
+  echo "== $target: ${seconds}s, -max_len=${max_len:-4096}${dict:+, -dict=dictionaries/$dict}"
+  "$bin/$target" "$artifacts/corpus/$target" "$fuzz_dir/corpus/$target" "${dict_flag[@]}" \
     -max_total_time="$seconds" -max_len="${max_len:-4096}" -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$artifacts/$target/" -print_final_stats=1 >"$log" 2>&1 || true
   crashes=$(( $(find "$artifacts/$target" -type f | wc -l) - before ))

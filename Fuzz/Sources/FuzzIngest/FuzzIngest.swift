@@ -1,4 +1,5 @@
 // fuzz-max-len: 24576 (the largest seed, an Apple notification submission, is about 19 KB)
+// fuzz-dict: json.dict
 import Foundation
 import FuzzSupport
 import Pipeline

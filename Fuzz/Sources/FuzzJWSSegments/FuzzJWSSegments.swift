@@ -1,4 +1,5 @@
 // fuzz-max-len: 16384 (decoded Apple notification payloads, the largest seeds, are about 13 KB)
+// fuzz-dict: json.dict
 import Foundation
 import AppStore
 import FuzzSupport
