@@ -75,7 +75,8 @@ func ingestSeeds() -> [FuzzSeed] {
         FuzzSeed("malformed-payload-jws", text: S.submission(["payload": #""eyJhbGciOiJFUzI1NiJ9.e30""#])),
         FuzzSeed("malformed-payload-receipt", text: S.submission(["kind": #""appReceipt""#, "payload": #""AQID===""#])),
         FuzzSeed("malformed-payload-transactionId", text: S.submission(["kind": #""transactionId""#, "payload": #""12a""#])),
-        // Regression seeds: accepted before b305096, then undecodable downstream (year -1, year 10000).
+        // Regression seeds: accepted before ContractCoding.date(from:) checked the year range, then
+        // undecodable downstream (written as year -1 and year 10000).
         FuzzSeed("regression-submittedAt-before-year-0", text: S.submission(["submittedAt": #""0000-01-01T00:00:00+00:01""#])),
         FuzzSeed("regression-submittedAt-after-year-9999", text: S.submission(["submittedAt": #""9999-12-31T23:59:59.9999Z""#])),
     ]
