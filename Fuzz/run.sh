@@ -45,13 +45,15 @@ for target in "${targets[@]}"; do
   dict_flag=()
   [ -n "$dict" ] && dict_flag=(-dict="$fuzz_dir/dictionaries/$dict")
   mkdir -p "$artifacts/$target" "$artifacts/corpus/$target" "$fuzz_dir/corpus/$target"
-  before=$(find "$artifacts/$target" -type f | wc -l)
   log="$artifacts/$target.log"
   echo "== $target: ${seconds}s, -max_len=${max_len:-4096}${dict:+, -dict=dictionaries/$dict}"
   "$bin/$target" "$artifacts/corpus/$target" "$fuzz_dir/corpus/$target" "${dict_flag[@]}" \
     -max_total_time="$seconds" -max_len="${max_len:-4096}" -timeout=10 -rss_limit_mb=2048 \
-    -artifact_prefix="$artifacts/$target/" -print_final_stats=1 >"$log" 2>&1 || true
-  crashes=$(( $(find "$artifacts/$target" -type f | wc -l) - before ))
+    -artifact_prefix="$artifacts/$target/" -print_final_stats=1 >"$log" 2>&1 && rc=0 || rc=$?
+  # Count what this run wrote (a known crash found again overwrites its file, named by SHA-1);
+  # slow-unit-* files are not failures. A failing exit without an artifact still counts.
+  crashes=$(grep -cE 'Test unit written to .*/(crash|timeout|oom|leak)-' "$log" || true)
+  [ "$rc" -ne 0 ] && [ "$crashes" -eq 0 ] && crashes=1
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
@@ -64,6 +66,7 @@ for target in "${targets[@]}"; do
   summary+=("$line")
   if [ "$crashes" -ne 0 ]; then
     status=1
+    echo "    libFuzzer exit status $rc, log $log"
     grep -E 'invariant failed|ERROR: |SUMMARY: |Fatal error|Test unit written' "$log" | head -5 | sed 's/^/    /'
   fi
 done
