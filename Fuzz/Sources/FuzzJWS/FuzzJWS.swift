@@ -31,11 +31,13 @@ func jwsSeeds() -> [FuzzSeed] {
     return seeds
 }
 
+/// libFuzzer calls this once before the first input (see ``FuzzTarget/initialize()``).
 @_cdecl("LLVMFuzzerInitialize")
 public func fuzzInitialize(_ argc: UnsafeMutableRawPointer?, _ argv: UnsafeMutableRawPointer?) -> CInt {
     target.initialize()
 }
 
+/// libFuzzer calls this for every input.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     target.run(data, size)
