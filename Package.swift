@@ -16,6 +16,10 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "receiptd", targets: ["Receiptd"]),
+        // Library products only so that the fuzz package (Fuzz/, a separate root package) can
+        // depend on the modules it fuzzes; nothing else consumes them.
+        .library(name: "AppStore", targets: ["AppStore"]),
+        .library(name: "Pipeline", targets: ["Pipeline"]),
     ],
     targets: [
         .systemLibrary(name: "CRdKafka", path: "Sources/CRdKafka", pkgConfig: "rdkafka",
@@ -40,13 +44,16 @@ let package = Package(
                           dependencies: ["Observability", "Lifecycle", "Kafka", "HTTP", "AppStore", "Pipeline", "FakeAppStore"],
                           swiftSettings: strict),
 
+        // Seeded byte mutations shared by the property tests of AppStoreTests and PipelineTests.
+        .target(name: "MutationTesting", path: "Tests/MutationTesting"),
+
         .testTarget(name: "ObservabilityTests", dependencies: ["Observability"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Observability"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"]),
-        .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "HTTP"], resources: [.copy("Resources")]),
+        .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "HTTP", "MutationTesting"], resources: [.copy("Resources")]),
         .testTarget(name: "FakeAppStoreTests", dependencies: ["FakeAppStore", "AppStore", "HTTP"]),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "AppStore", "Observability"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "AppStore", "Observability", "MutationTesting"]),
         .testTarget(name: "ReceiptdTests", dependencies: ["Receiptd", "AppStore", "HTTP"]),
         .testTarget(name: "IntegrationTests", dependencies: ["Pipeline", "Kafka", "AppStore", "Observability", "Lifecycle", "FakeAppStore", "HTTP"]),
     ]

@@ -145,6 +145,24 @@ import Testing
         #expect(rejection(Fixtures.submission(["submittedAt": value]))?.reason == .invalidTimestamp)
     }
 
+    /// Regression (found by the `FuzzIngest` round-trip invariant): an offset or millisecond
+    /// rounding that carries the instant outside years 0000–9999 was accepted, and the
+    /// `receipt-ingested/v1` record then carried `"00-1-12-31T23:59:00Z"`, which verify cannot
+    /// decode (the submission would have been dead-lettered instead of rejected).
+    @Test(arguments: ["0000-01-01T00:00:00+00:01", "0000-01-01T00:00:00.000+23:59", "9999-12-31T23:59:59-00:01",
+                      "9999-12-31T23:59:59.9999Z"])
+    func timestampOutsideWritableYears(value: String) {
+        #expect(rejection(Fixtures.submission(["submittedAt": value]))?.reason == .invalidTimestamp)
+    }
+
+    @Test(arguments: ["0000-01-01T00:00:00Z", "0000-01-01T00:01:00+00:01", "9999-12-31T23:59:59.999Z",
+                      "9999-12-31T23:59:59.9994Z", "9999-12-31T22:59:59+23:00"])
+    func timestampAtTheEdgesOfWritableYearsRoundTrips(value: String) throws {
+        let submission = try accepted(Fixtures.submission(["submittedAt": value]))
+        let decoded = try ContractCoding.decode(IngestedSubmission.self, from: ContractCoding.encode(submission))
+        #expect(abs(decoded.submittedAt.timeIntervalSince(submission.submittedAt)) < 0.001)
+    }
+
     @Test(arguments: [
         "onlyone", "two.segments", "a.b.c.d", "a..c", "a.b.c=", "a.b+c.d", Fixtures.base64URL("not json") + ".bbbb.cccc",
     ])

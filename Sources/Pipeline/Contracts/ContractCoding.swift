@@ -46,9 +46,22 @@ public enum ContractCoding {
     }
 
     /// Parses a contract timestamp (any RFC 3339 form, converted to an instant).
+    ///
+    /// Only instants a contract timestamp can write back are accepted: after conversion to UTC
+    /// and rounding to the millisecond, 0000-01-01T00:00:00.000Z through 9999-12-31T23:59:59.999Z
+    /// (RFC 3339 years have four digits). An offset or the rounding can carry valid-looking text
+    /// out of that range (`0000-01-01T00:00:00+00:01`, `9999-12-31T23:59:59.9999Z`);
+    /// ``timestamp(_:)`` would write such an instant as `00-1-12-31T23:59:00Z` or
+    /// `10000-01-01T00:00:00Z`, which no reader accepts, so a message ingest accepted could not be
+    /// decoded by the next stage.
     public static func date(from string: String) -> Date? {
-        RFC3339.date(from: string)
+        guard let date = RFC3339.date(from: string),
+              writableMilliseconds.contains((date.timeIntervalSince1970 * 1000).rounded()) else { return nil }
+        return date
     }
+
+    /// Milliseconds since 1970 of 0000-01-01T00:00:00.000Z through 9999-12-31T23:59:59.999Z.
+    static let writableMilliseconds: ClosedRange<Double> = -62_167_219_200_000 ... 253_402_300_799_999
 }
 
 extension KeyedEncodingContainer {

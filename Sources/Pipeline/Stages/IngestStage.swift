@@ -17,7 +17,7 @@ import Observability
 /// | fields are strings, ids use their charsets | `invalid-field` |
 /// | fields within their length limits | `field-too-long` |
 /// | `kind` is a ``SubmissionKind`` | `unsupported-kind` |
-/// | `submittedAt` is RFC 3339 | `invalid-timestamp` |
+/// | `submittedAt` is RFC 3339, in UTC years 0000–9999 (see ``ContractCoding/date(from:)``) | `invalid-timestamp` |
 /// | payload has its kind's shape (see ``PayloadNormaliser``) | `malformed-payload` |
 ///
 /// Never throws: every outcome is a value. Unknown extra fields are ignored (forward compatibility).
