@@ -32,6 +32,9 @@ final class OutcomeTally: Sendable {
                 // A final verdict (entitlement, rejection, outcome) is never replaced by a dead
                 // letter read later from another topic: the record may have been replayed since.
                 if verdict.hasPrefix("dead-letter:"), let existing = verdicts[id], !existing.hasPrefix("dead-letter:") { return }
+                // A submission re-processed after a crash is suppressed the second time: it was still granted.
+                if verdict == "duplicate-suppressed", let existing = verdicts[id],
+                   ["grant", "renew", "expire", "revoke"].contains(existing) { return }
                 verdicts[id] = verdict
                 accounted.insert(id)
             } else if let source {
