@@ -141,7 +141,7 @@ extension StageRunner {
         switch result {
         case .emit(let outputs):
             logger.debug("emitting \(outputs.count) record(s)")
-            return (try router.emit(outputs), .emitted)
+            return (try router.emit(outputs, from: record), .emitted)
         case .reject(let reason, let detail, let extra):
             let merged = extra.filling(from: subject)
             logger.info("input rejected", metadata: Self.metadata(for: merged).merging([

@@ -99,7 +99,8 @@ public final class StageRunner<S: Stage>: Sendable {
         self.clock = clock
         self.router = RecordRouter(stage: S.name, topics: configuration.topics,
                                    maxOriginalBytes: configuration.maxOriginalBytes,
-                                   maxErrorHeaderBytes: configuration.maxErrorHeaderBytes)
+                                   maxErrorHeaderBytes: configuration.maxErrorHeaderBytes,
+                                   partitioning: S.Output.partitioning)
         let maxInFlight = max(1, configuration.maxInFlight)
         state = Mutex(Machine(runner: RunnerState(maxInFlight: maxInFlight,
                                                   resumeThreshold: min(configuration.effectiveResumeThreshold,
