@@ -301,6 +301,12 @@ struct RunnerState {
 
     // MARK: queries
 
+    /// Whether `item` still belongs to its partition's current incarnation (false once the
+    /// partition was released after a revocation, or revoked and assigned again).
+    func isCurrent(_ item: WorkItem) -> Bool {
+        partitions[item.record.topicPartition]?.generation == item.generation
+    }
+
     /// Whether a wait condition holds.
     func holds(_ condition: WaitCondition) -> Bool {
         switch condition {

@@ -268,6 +268,11 @@ public final class StageRunner<S: Stage>: Sendable {
 
     // MARK: state and effects
 
+    /// Reads the state under the lock (no transition).
+    func inspect<T>(_ body: (RunnerState) -> T) -> T {
+        state.withLock { body($0.runner) }
+    }
+
     /// Runs a transition under the lock and resumes the waiters it satisfied (outside the lock).
     @discardableResult
     func mutate<T>(_ body: (inout RunnerState) -> T) -> T {
