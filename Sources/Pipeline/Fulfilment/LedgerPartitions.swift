@@ -47,6 +47,15 @@ final class LedgerPartitions: Sendable {
         for continuation in woken { continuation.resume() }
     }
 
+    /// Installs a partition's book unless one is installed (whose pending claims must survive).
+    func installIfAbsent(_ partition: Int32, book: LedgerBook) {
+        state.withLock { state in
+            guard state.partitions[partition] == nil else { return }
+            state.partitions[partition] = Partition(book: book, incarnation: state.nextIncarnation)
+            state.nextIncarnation += 1
+        }
+    }
+
     /// Forgets a partition; claims waiting on it then fail as not ready.
     func remove(_ partition: Int32) {
         let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
