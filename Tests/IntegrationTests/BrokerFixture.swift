@@ -47,10 +47,25 @@ final class BrokerFixture: Sendable {
         return reports
     }
 
+    /// A fulfilment ledger kept in this broker's `entitlements.changed` (the production ledger).
+    func kafkaLedger() -> KafkaFulfilmentLedger {
+        KafkaFulfilmentLedger(reader: KafkaPartitionLogReader(bootstrapServers: bootstrap, idleTimeout: .seconds(10)),
+                              topic: topics.entitlementsChanged, logger: .disabled)
+    }
+
+    /// A fulfil runner on this broker with a ``KafkaFulfilmentLedger`` wired in as its assignment hook.
+    func fulfilRunner(group: String, metrics: MetricsRegistry = MetricsRegistry(), maxInFlight: Int = 64)
+        throws -> (StageRunner<FulfilStage>, KafkaRecordSource, KafkaRecordSink) {
+        let ledger = kafkaLedger()
+        return try runner(FulfilStage(catalogue: try Self.catalogue(), ledger: ledger), group: group, metrics: metrics,
+                          maxInFlight: maxInFlight, assignmentHook: ledger)
+    }
+
     /// A stage runner on this broker, in consumer group `group`, reading its input and, with
     /// `retryDelays`, that many retry tiers (a tiered policy with those delays; else no retries).
     func runner<S: Stage>(_ stage: S, group: String, metrics: MetricsRegistry = MetricsRegistry(), maxInFlight: Int = 64,
-                          retryDelays: [Duration] = [], clock: any WallClock = SystemWallClock())
+                          retryDelays: [Duration] = [], clock: any WallClock = SystemWallClock(),
+                          assignmentHook: (any PartitionAssignmentHook)? = nil)
         throws -> (StageRunner<S>, KafkaRecordSource, KafkaRecordSink) {
         let subscription = topics.inputs(of: S.name, retryTiers: retryDelays.count)
         var consumer = KafkaConsumerConfiguration(bootstrapServers: bootstrap,
@@ -63,7 +78,7 @@ final class BrokerFixture: Sendable {
                                                      shutdownGracePeriod: .seconds(10))
         let policy: any RetryPolicy = retryDelays.isEmpty ? .never : TieredRetryPolicy(delays: retryDelays, clock: { clock.now() })
         return (StageRunner(stage: stage, source: source, sink: sink, configuration: configuration, retryPolicy: policy,
-                            logger: .disabled, metrics: metrics, clock: clock), source, sink)
+                            assignmentHook: assignmentHook, logger: .disabled, metrics: metrics, clock: clock), source, sink)
     }
 
     /// Reads every partition of `topics` from the beginning (explicit assignment, no group).

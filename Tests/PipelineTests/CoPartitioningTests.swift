@@ -73,4 +73,19 @@ struct CoPartitioningTests {
         #expect(transport.records(in: "t", partition: 1).count == 1)
         #expect(transport.records(in: "t").count == 1)
     }
+
+    @Test func workersRefuseTopicsThatBreakCoPartitioning() throws {
+        let fine = CoPartitioningCheck(input: ("receipts.verified", 8), tiers: [("receipts.verified.retry.1", 8)],
+                                       output: ("entitlements.changed", 8))
+        try fine.validate()
+        try CoPartitioningCheck(input: ("receipts.verified", 8), tiers: [], output: ("entitlements.changed", 12)).validate()
+        let fewerOutputs = CoPartitioningCheck(input: ("receipts.verified", 8), tiers: [], output: ("entitlements.changed", 4))
+        #expect(throws: PipelineConfigurationError.self) { try fewerOutputs.validate() }
+        do { try fewerOutputs.validate() } catch let error as PipelineConfigurationError {
+            #expect(error.message.hasPrefix("entitlements.changed has 4 partitions but receipts.verified has 8"))
+        }
+        let unequalTier = CoPartitioningCheck(input: ("receipts.verified", 8), tiers: [("receipts.verified.retry.2", 16)],
+                                              output: ("entitlements.changed", 8))
+        #expect(throws: PipelineConfigurationError.self) { try unequalTier.validate() }
+    }
 }
