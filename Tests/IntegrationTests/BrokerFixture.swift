@@ -96,6 +96,7 @@ final class TopicReader: Sendable {
     private let consumer: KafkaConsumer
     private let collected = Box()
     private let task: Task<Void, Never>
+    private let partitions: Int
 
     init(bootstrap: [String], topics: [String], partitions: Int) throws {
         let assignment = topics.flatMap { topic in
@@ -103,6 +104,7 @@ final class TopicReader: Sendable {
         }
         consumer = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: bootstrap,
                                                                                consumptionStrategy: .partitions(assignment)))
+        self.partitions = partitions
         let consumer = self.consumer
         let collected = self.collected
         task = Task {
@@ -124,6 +126,25 @@ final class TopicReader: Sendable {
                 throw TimeoutError(description: "condition not met within \(timeout); \(messages.count) messages read")
             }
             try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// Waits until every partition of `topics` has been read up to the end it has now (so nothing
+    /// written before this call is still missing from ``messages``).
+    func waitUntilCaughtUp(_ topics: [String], timeout: Duration = .seconds(30)) async throws {
+        var ends: [String: [Int32: Int64]] = [:]
+        for topic in topics {
+            for p in 0..<Int32(partitions) { ends[topic, default: [:]][p] = try await consumer.watermarks(topic: topic, partition: p).high }
+        }
+        try await wait(timeout: timeout) { messages in
+            var next: [String: [Int32: Int64]] = [:]
+            for message in messages where ends[message.topic] != nil {
+                next[message.topic, default: [:]][message.partition] = max(next[message.topic]?[message.partition] ?? 0,
+                                                                           message.offset + 1)
+            }
+            return ends.allSatisfy { topic, partitions in
+                partitions.allSatisfy { p, end in end == 0 || (next[topic]?[p] ?? 0) >= end }
+            }
         }
     }
 
