@@ -23,3 +23,9 @@ done
 # Dead letters are kept for a long time so operators can replay them.
 "$kafka_topics" --bootstrap-server "$bootstrap" --alter --topic receipts.dead-letter \
   --config retention.ms=2592000000 2>/dev/null || true
+# entitlements.changed is also fulfil's de-duplication ledger (each partition is re-read when a
+# fulfil worker is assigned the matching receipts.verified partition): its retention is how far
+# back a re-submitted transaction is still recognised (older ones are re-emitted with the same
+# eventId), and its size is what a rebuild reads. 90 days by default.
+"$kafka_topics" --bootstrap-server "$bootstrap" --alter --topic entitlements.changed \
+  --config retention.ms=7776000000 2>/dev/null || true

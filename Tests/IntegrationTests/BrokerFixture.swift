@@ -47,10 +47,25 @@ final class BrokerFixture: Sendable {
         return reports
     }
 
+    /// A fulfilment ledger kept in this broker's `entitlements.changed` (the production ledger).
+    func kafkaLedger() -> KafkaFulfilmentLedger {
+        KafkaFulfilmentLedger(reader: KafkaPartitionLogReader(bootstrapServers: bootstrap, idleTimeout: .seconds(10)),
+                              topic: topics.entitlementsChanged, logger: .disabled)
+    }
+
+    /// A fulfil runner on this broker with a ``KafkaFulfilmentLedger`` wired in as its assignment hook.
+    func fulfilRunner(group: String, metrics: MetricsRegistry = MetricsRegistry(), maxInFlight: Int = 64)
+        throws -> (StageRunner<FulfilStage>, KafkaRecordSource, KafkaRecordSink) {
+        let ledger = kafkaLedger()
+        return try runner(FulfilStage(catalogue: try Self.catalogue(), ledger: ledger), group: group, metrics: metrics,
+                          maxInFlight: maxInFlight, assignmentHook: ledger)
+    }
+
     /// A stage runner on this broker, in consumer group `group`, reading its input and, with
     /// `retryDelays`, that many retry tiers (a tiered policy with those delays; else no retries).
     func runner<S: Stage>(_ stage: S, group: String, metrics: MetricsRegistry = MetricsRegistry(), maxInFlight: Int = 64,
-                          retryDelays: [Duration] = [], clock: any WallClock = SystemWallClock())
+                          retryDelays: [Duration] = [], clock: any WallClock = SystemWallClock(),
+                          assignmentHook: (any PartitionAssignmentHook)? = nil)
         throws -> (StageRunner<S>, KafkaRecordSource, KafkaRecordSink) {
         let subscription = topics.inputs(of: S.name, retryTiers: retryDelays.count)
         var consumer = KafkaConsumerConfiguration(bootstrapServers: bootstrap,
@@ -63,7 +78,7 @@ final class BrokerFixture: Sendable {
                                                      shutdownGracePeriod: .seconds(10))
         let policy: any RetryPolicy = retryDelays.isEmpty ? .never : TieredRetryPolicy(delays: retryDelays, clock: { clock.now() })
         return (StageRunner(stage: stage, source: source, sink: sink, configuration: configuration, retryPolicy: policy,
-                            logger: .disabled, metrics: metrics, clock: clock), source, sink)
+                            assignmentHook: assignmentHook, logger: .disabled, metrics: metrics, clock: clock), source, sink)
     }
 
     /// Reads every partition of `topics` from the beginning (explicit assignment, no group).
@@ -81,6 +96,7 @@ final class TopicReader: Sendable {
     private let consumer: KafkaConsumer
     private let collected = Box()
     private let task: Task<Void, Never>
+    private let partitions: Int
 
     init(bootstrap: [String], topics: [String], partitions: Int) throws {
         let assignment = topics.flatMap { topic in
@@ -88,6 +104,7 @@ final class TopicReader: Sendable {
         }
         consumer = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: bootstrap,
                                                                                consumptionStrategy: .partitions(assignment)))
+        self.partitions = partitions
         let consumer = self.consumer
         let collected = self.collected
         task = Task {
@@ -109,6 +126,25 @@ final class TopicReader: Sendable {
                 throw TimeoutError(description: "condition not met within \(timeout); \(messages.count) messages read")
             }
             try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// Waits until every partition of `topics` has been read up to the end it has now (so nothing
+    /// written before this call is still missing from ``messages``).
+    func waitUntilCaughtUp(_ topics: [String], timeout: Duration = .seconds(30)) async throws {
+        var ends: [String: [Int32: Int64]] = [:]
+        for topic in topics {
+            for p in 0..<Int32(partitions) { ends[topic, default: [:]][p] = try await consumer.watermarks(topic: topic, partition: p).high }
+        }
+        try await wait(timeout: timeout) { messages in
+            var next: [String: [Int32: Int64]] = [:]
+            for message in messages where ends[message.topic] != nil {
+                next[message.topic, default: [:]][message.partition] = max(next[message.topic]?[message.partition] ?? 0,
+                                                                           message.offset + 1)
+            }
+            return ends.allSatisfy { topic, partitions in
+                partitions.allSatisfy { p, end in end == 0 || (next[topic]?[p] ?? 0) >= end }
+            }
         }
     }
 

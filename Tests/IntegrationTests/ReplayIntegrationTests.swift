@@ -14,9 +14,9 @@ import Testing
         let down = Mutex(true)
         let ledger = InMemoryFulfilmentLedger()
 
-        func claim(eventId: String, signedDate: Date?) async throws -> ClaimResult {
+        func claim(_ event: LedgerEvent, scope: DeliveryScope?) async throws -> ClaimResult {
             if down.withLock({ $0 }) { throw StageError.transient("ledger-unavailable", "the ledger is down") }
-            return try await ledger.claim(eventId: eventId, signedDate: signedDate)
+            return try await ledger.claim(event, scope: scope)
         }
     }
 

@@ -156,7 +156,7 @@ import Testing
         #expect(outcome == .duplicateSuppressed)
         #expect(subject.transactionId == "1001")
         #expect(subject.submissionId == "sub-2")
-        #expect(try await ledger.claim(eventId: changes[0].eventId, signedDate: nil) == .duplicate)
+        #expect(try await ledger.claim(LedgerEvent(changes[0]), scope: nil) == .duplicate)
     }
 
     @Test func revocationOfAGrantedTransactionIsANewEvent() async throws {
@@ -203,11 +203,16 @@ import Testing
 }
 
 @Suite struct InMemoryFulfilmentLedgerTests {
+    private func event(_ id: String, signed: Date? = nil) -> LedgerEvent {
+        LedgerEvent(eventId: id, action: .grant, transactionId: id, originalTransactionId: id, signedDate: signed,
+                    validUntil: nil)
+    }
+
     @Test func claimsOnceThenDuplicate() async throws {
         let ledger = InMemoryFulfilmentLedger()
-        #expect(try await ledger.claim(eventId: "a", signedDate: nil) == .firstTime)
-        #expect(try await ledger.claim(eventId: "a", signedDate: nil) == .duplicate)
-        #expect(try await ledger.claim(eventId: "b", signedDate: Fixtures.now) == .firstTime)
+        #expect(try await ledger.claim(event("a"), scope: nil) == .firstTime)
+        #expect(try await ledger.claim(event("a"), scope: nil) == .duplicate)
+        #expect(try await ledger.claim(event("b", signed: Fixtures.now), scope: nil) == .firstTime)
         #expect(ledger.count == 2)
     }
 
@@ -216,19 +221,19 @@ import Testing
         let t0 = Fixtures.date("2026-11-01T00:00:00Z")
         let t1 = Fixtures.date("2026-11-02T00:00:00Z")
         let t2 = Fixtures.date("2026-11-03T00:00:00Z")
-        #expect(try await ledger.claim(eventId: "e0", signedDate: t0) == .firstTime)
-        #expect(try await ledger.claim(eventId: "e1", signedDate: t1) == .firstTime)
-        #expect(try await ledger.claim(eventId: "e2", signedDate: t2) == .firstTime)  // evicts e0
+        #expect(try await ledger.claim(event("e0", signed: t0), scope: nil) == .firstTime)
+        #expect(try await ledger.claim(event("e1", signed: t1), scope: nil) == .firstTime)
+        #expect(try await ledger.claim(event("e2", signed: t2), scope: nil) == .firstTime)  // evicts e0
         #expect(ledger.count == 2)
         // Forgotten: re-emitted (same event id downstream), never silently dropped as stale.
-        #expect(try await ledger.claim(eventId: "e0", signedDate: t0) == .firstTime)
-        #expect(try await ledger.claim(eventId: "e2", signedDate: t2) == .duplicate)
+        #expect(try await ledger.claim(event("e0", signed: t0), scope: nil) == .firstTime)
+        #expect(try await ledger.claim(event("e2", signed: t2), scope: nil) == .duplicate)
     }
 
     @Test func isSafeUnderConcurrentClaims() async throws {
         let ledger = InMemoryFulfilmentLedger()
         let firsts = try await withThrowingTaskGroup(of: ClaimResult.self) { group in
-            for _ in 0..<200 { group.addTask { try await ledger.claim(eventId: "same", signedDate: nil) } }
+            for _ in 0..<200 { group.addTask { try await ledger.claim(self.event("same"), scope: nil) } }
             return try await group.reduce(into: 0) { count, result in if result == .firstTime { count += 1 } }
         }
         #expect(firsts == 1)

@@ -1,7 +1,10 @@
 import Foundation
 
 /// `entitlement-changed/v1`: fulfil's output on ``Topics/entitlementsChanged``, keyed by the
-/// ``OwnerKey`` so one user's changes stay in order for the consumer that applies them.
+/// ``OwnerKey`` and written to the partition number of the `receipts.verified` record it came
+/// from (``OutputPartitioning/inputPartition``). Input partitions are chosen by
+/// `originalTransactionId`, so every change of one purchase lands in one output partition, in
+/// order; that partition is also fulfil's de-duplication ledger (``KafkaFulfilmentLedger``).
 ///
 /// Fields: `schema`, `eventId`, `action` (``EntitlementAction``), `bundleId`, `userId`,
 /// `entitlement` (catalogue name), `productId`, `productType` (``ProductType``), `transactionId`,
@@ -15,6 +18,8 @@ public struct EntitlementChanged: Sendable, Codable, Equatable, OutboundMessage 
     /// The schema identifier of this contract.
     public static let schema = "entitlement-changed/v1"
     public static var outputTopic: OutputTopic { .entitlementsChanged }
+    /// Co-partitioned with `receipts.verified`: output partition `p` is the ledger of input partition `p`.
+    public static var partitioning: OutputPartitioning { .inputPartition }
 
     /// The contract identifier, checked on decode.
     public var schema: String

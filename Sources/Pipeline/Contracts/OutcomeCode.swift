@@ -22,8 +22,9 @@ public struct OutcomeCode: RawRepresentable, Hashable, Sendable, Codable, Expres
 
     /// Fulfil had already emitted this exact entitlement event.
     public static let duplicateSuppressed: OutcomeCode = "duplicate-suppressed"
-    /// The event was signed before the ledger's de-duplication horizon, so it cannot be proven
-    /// new; it is suppressed rather than risk granting twice.
+    /// An older update of a purchase whose newer state fulfil already applied, which would move
+    /// the entitlement backwards (``EntitlementRules/isStale(_:after:revoked:)``); revocations are
+    /// never stale.
     public static let staleSuppressed: OutcomeCode = "stale-suppressed"
     /// The verifier found a valid submission that contains no transactions.
     public static let noTransactions: OutcomeCode = "no-transactions"

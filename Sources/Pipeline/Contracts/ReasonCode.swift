@@ -57,6 +57,8 @@ public struct ReasonCode: RawRepresentable, Hashable, Sendable, Codable, Express
     public static let productTypeMismatch: ReasonCode = "product-type-mismatch"
     /// The transaction's bundle id differs from the submission's.
     public static let bundleIdMismatch: ReasonCode = "bundle-id-mismatch"
+    /// The fulfilment ledger could not answer (its partition's state is not ready); transient.
+    public static let ledgerUnavailable: ReasonCode = "ledger-unavailable"
 
     // MARK: runner
     /// The input record could not be decoded as the stage's input contract.

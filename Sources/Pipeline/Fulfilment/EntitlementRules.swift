@@ -17,6 +17,21 @@ import Foundation
 /// auto-renewable without `expiresDate`, a non-renewing without `purchaseDate`, or a consumable
 /// with quantity < 1 is `invalid-transaction`. When `signedDate` is missing, the stage's "now"
 /// stands in for it; when `purchaseDate` is missing elsewhere, `signedDate` (then "now") does.
+///
+/// **Stale updates** (``isStale(_:after:revoked:)``, applied by the fulfilment ledger against what it
+/// has already emitted for the purchase): an update is suppressed as `stale-suppressed` when it
+/// would move the entitlement backwards:
+///
+/// | update | stale when |
+/// |---|---|
+/// | `revoke` | never (a refund of an older transaction still revokes) |
+/// | no `signedDate`, or nothing applied yet for its `originalTransactionId` | never |
+/// | signed at or after the newest `signedDate` applied for the purchase | never |
+/// | older `grant`/`renew` whose `validUntil` lies beyond every `validUntil` applied for the purchase, of a transaction not revoked | never (it extends access: a later period whose JWS was signed before a re-signed older one) |
+/// | any other older update (an older renewal after a newer one, an older `expire` after a renewal, a grant of a refunded transaction) | stale |
+///
+/// Dates compare `signedDate` (when Apple signed the JWS, which orders the App Store's view of a
+/// purchase), never processing or arrival time.
 public enum EntitlementRules {
     /// The outcome of the rules for one transaction.
     public struct Decision: Sendable, Equatable {
@@ -97,5 +112,22 @@ public enum EntitlementRules {
         case .consumable:
             return .success(Decision(action: .grant, validUntil: nil, effectiveAt: purchasedAt, quantity: quantity))
         }
+    }
+
+    /// Whether an update of a purchase would move its entitlement backwards given what was
+    /// already applied (the table above).
+    /// - Parameters:
+    ///   - event: the update.
+    ///   - history: what was applied for `event.originalTransactionId` (nil: nothing).
+    ///   - revoked: whether a `revoke` of `event.transactionId` itself was applied.
+    /// - Returns: true to suppress the update as `stale-suppressed`.
+    public static func isStale(_ event: LedgerEvent, after history: PurchaseHistory?, revoked: Bool) -> Bool {
+        guard event.action != .revoke, let signed = event.signedDate, let newest = history?.newestSignedDate,
+              signed < newest else { return false }
+        if event.action == .grant || event.action == .renew, !revoked, let until = event.validUntil,
+           until > (history?.furthestValidUntil ?? .distantPast) {
+            return false
+        }
+        return true
     }
 }

@@ -2,33 +2,51 @@ import Foundation
 
 /// The answer of a ``FulfilmentLedger`` claim.
 public enum ClaimResult: Sendable, Equatable {
-    /// Never claimed before: emit the event.
+    /// Not emitted before: emit the event.
     case firstTime
-    /// Already claimed: suppress (outcome `duplicate-suppressed`).
+    /// This exact event (same transaction, same action) was already emitted: suppress
+    /// (outcome `duplicate-suppressed`).
     case duplicate
-    /// Signed before the ledger's de-duplication horizon, so the ledger cannot tell whether it
-    /// was claimed: suppress (outcome `stale-suppressed`) rather than risk granting twice.
+    /// An older update of a purchase whose newer state was already applied, which would move the
+    /// entitlement backwards: suppress (outcome `stale-suppressed`; the rule is
+    /// ``EntitlementRules/isStale(_:after:revoked:)``).
     case stale
 }
 
-/// Remembers which entitlement events fulfil has emitted, so redelivered or resubmitted
-/// transactions do not grant twice (at-least-once delivery + idempotent fulfilment).
+/// A ledger could not answer a claim.
+public struct FulfilmentLedgerError: ClassifiedError, CustomStringConvertible {
+    /// Transient: the record is retried (the partition's state may be ready by then).
+    public var disposition: FailureDisposition { .transient }
+    public var reason: ReasonCode { .ledgerUnavailable }
+    /// What went wrong.
+    public var description: String
+
+    /// Creates an error.
+    public init(_ description: String) { self.description = description }
+}
+
+/// Remembers which entitlement events fulfil has emitted, so that a redelivered, resubmitted or
+/// replayed transaction does not grant twice and an older update does not undo a newer one
+/// (at-least-once delivery + idempotent fulfilment = effectively once).
 ///
-/// The seam for durability: ``InMemoryFulfilmentLedger`` today; a ledger rebuilt from a compacted
-/// Kafka topic on partition assignment later. Claims are keyed by the deterministic
-/// ``EntitlementChanged/eventId``; the input topic is keyed by `originalTransactionId`, so all
-/// claims of one subscription happen on one partition, i.e. in one worker at a time.
+/// Implementations: ``KafkaFulfilmentLedger`` (production: nothing is kept locally; each partition's
+/// view is rebuilt from the output partition that mirrors it, so it survives crashes and moves
+/// with the partition) and ``InMemoryFulfilmentLedger`` (tests, demos).
 ///
-/// - Important: a claim is made before the output is acknowledged. If the runner then fails to
-///   deliver it, the record is redelivered and finds its claim taken. The in-memory ledger is
-///   safe because a delivery failure stops the worker (and the ledger dies with it); a durable
-///   ledger must write its claims together with the outputs (same producer flush) or release
-///   them on failure.
+/// **Claims are tentative.** A claim answered ``ClaimResult/firstTime`` under a
+/// ``DeliveryScope`` counts as emitted only when the scope settles delivered, i.e. once the
+/// runner has the broker's acknowledgement of the output that *is* the durable record of the
+/// emission. Settled not delivered (timeout, retry, delivery failure, shutdown), the claim is
+/// withdrawn, so the record's next attempt emits. While a claim is pending, a concurrent claim of
+/// the same event waits for it to settle. Without a scope (a stage called directly, in tests) a
+/// claim takes effect at once.
 public protocol FulfilmentLedger: Sendable {
-    /// Records `eventId` as emitted if it was not already.
+    /// Claims the emission of `event`.
     /// - Parameters:
-    ///   - eventId: the deterministic event id.
-    ///   - signedDate: when Apple signed the underlying transaction (drives the stale horizon).
-    /// - Throws: when the ledger cannot answer (treated as transient by the runner unless classified).
-    func claim(eventId: String, signedDate: Date?) async throws -> ClaimResult
+    ///   - event: the event fulfil is about to emit.
+    ///   - scope: the delivery of the record being processed (``StageContext/delivery``).
+    /// - Returns: whether to emit it, or why not.
+    /// - Throws: ``FulfilmentLedgerError`` when the ledger cannot answer (transient), or
+    ///   `CancellationError` while waiting for a pending claim.
+    func claim(_ event: LedgerEvent, scope: DeliveryScope?) async throws -> ClaimResult
 }

@@ -1,50 +1,32 @@
 import Foundation
-import Synchronization
 
-/// A bounded, thread-safe ``FulfilmentLedger`` kept in memory: it suppresses re-submissions of
-/// a transaction while the worker runs.
+/// A bounded ``FulfilmentLedger`` kept in memory, for tests and demos: it suppresses duplicates
+/// and stale updates while the worker runs, across all partitions.
 ///
-/// It remembers the most recent `capacity` event ids (first in, first out). An event id it has
-/// forgotten (or never saw, e.g. after a restart) is claimed again as ``ClaimResult/firstTime``:
-/// the output is then a re-emission carrying the *same* deterministic event id, which a consumer
-/// can de-duplicate. It deliberately never answers ``ClaimResult/stale`` for what it merely
-/// forgot, because suppressing an event it cannot prove was emitted could lose a purchase, which
-/// is worse than a re-emission. Crash-proof de-duplication lives in a Kafka-backed ledger.
+/// It remembers the most recent `capacity` event ids and purchase histories (first in, first
+/// out). An event it has forgotten (or never saw, e.g. after a restart) is claimed again as
+/// ``ClaimResult/firstTime``: the output is then a re-emission carrying the *same* deterministic
+/// event id, which a consumer can de-duplicate. Forgetting never makes it suppress anything, since
+/// suppressing an event it cannot prove was emitted could lose a purchase. Claims are tentative
+/// under a ``DeliveryScope``, as the protocol describes. Crash-proof de-duplication is
+/// ``KafkaFulfilmentLedger``'s.
 public final class InMemoryFulfilmentLedger: FulfilmentLedger {
-    private struct State {
-        var known: Set<String> = []
-        var order: [String] = []
-        var head = 0
-    }
-
-    /// How many event ids are remembered.
+    /// How many event ids (and purchase histories) are remembered.
     public let capacity: Int
-    private let state = Mutex(State())
+    private let partitions = LedgerPartitions()
 
     /// Creates an empty ledger.
     /// - Parameter capacity: how many event ids to remember (at least 1; default 1,000,000,
     ///   about 100 MB at most).
     public init(capacity: Int = 1_000_000) {
         self.capacity = max(1, capacity)
+        partitions.install(0, book: LedgerBook(capacity: self.capacity))
     }
 
-    public func claim(eventId: String, signedDate: Date?) async throws -> ClaimResult {
-        let capacity = capacity
-        return state.withLock { state in
-            guard state.known.insert(eventId).inserted else { return .duplicate }
-            state.order.append(eventId)
-            if state.order.count - state.head > capacity {
-                state.known.remove(state.order[state.head])
-                state.head += 1
-                if state.head > 1024 && state.head * 2 > state.order.count {
-                    state.order.removeFirst(state.head)
-                    state.head = 0
-                }
-            }
-            return .firstTime
-        }
+    public func claim(_ event: LedgerEvent, scope: DeliveryScope?) async throws -> ClaimResult {
+        try await partitions.claim(event, in: 0, scope: scope)
     }
 
     /// Number of event ids currently remembered.
-    public var count: Int { state.withLock { $0.known.count } }
+    public var count: Int { partitions.count(in: 0) ?? 0 }
 }

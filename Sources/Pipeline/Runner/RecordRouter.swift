@@ -10,6 +10,11 @@ import Foundation
 /// | done | ``Topics/outcomes`` | input key | `receipt-outcome/v1` | source + stage |
 /// | dead letter | ``Topics/deadLetter`` | input key | input value, byte for byte | input headers + provenance |
 /// | retry | `<input>.retry.<tier>` | input key | input value, byte for byte | provenance, attempt + 1, not-before |
+///
+/// Partitions: by key, except for a stage whose outputs are ``OutputPartitioning/inputPartition``:
+/// its outputs *and its retry records* go to the input record's partition number, so a retry
+/// tier's partition `p` mirrors input partition `p` and the owner of `p` stays the only writer of
+/// output partition `p`. Rejections, outcomes and dead letters are always partitioned by key.
 struct RecordRouter: Sendable {
     /// Why a record leaves for a retry tier or the dead-letter topic: what the provenance
     /// headers say about the latest failure.
@@ -50,11 +55,15 @@ struct RecordRouter: Sendable {
     let topics: Topics
     let maxOriginalBytes: Int
     let maxErrorHeaderBytes: Int
+    /// How the stage's outputs (and, for ``OutputPartitioning/inputPartition``, its retry records)
+    /// are partitioned.
+    var partitioning: OutputPartitioning = .byKey
 
-    func emit<Output: OutboundMessage>(_ outputs: [Output]) throws -> [OutboundRecord] {
-        try outputs.map { output in
+    func emit<Output: OutboundMessage>(_ outputs: [Output], from record: InboundRecord) throws -> [OutboundRecord] {
+        let partition = Output.partitioning == .inputPartition ? record.partition : nil
+        return try outputs.map { output in
             OutboundRecord(topic: topics.output(Output.outputTopic), key: Array(output.recordKey.utf8),
-                           value: try ContractCoding.encode(output))
+                           value: try ContractCoding.encode(output), partition: partition)
         }
     }
 
@@ -86,7 +95,7 @@ struct RecordRouter: Sendable {
             headers.append(RecordHeader(key: RecordHeaders.notBefore, text: RecordHeaders.timestamp(notBefore)))
         }
         return OutboundRecord(topic: topics.retry(of: stage, tier: tier), key: record.key, value: record.value,
-                              headers: headers)
+                              headers: headers, partition: partitioning == .inputPartition ? record.partition : nil)
     }
 
     /// The input's own headers (minus receiptd's, which are rewritten) followed by provenance.

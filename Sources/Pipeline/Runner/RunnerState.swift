@@ -17,8 +17,9 @@ struct WorkItem: Sendable {
 /// offset order, by the worker that finishes the previous one. Records with a `null` key form a
 /// chain of their own (Kafka gives them no ordering). Different chains run in parallel.
 ///
-/// Pausing: a partition is paused while the runner is backpressured (all of them) or while the
-/// delay gate holds one of its records (``DelayGate``); one ``PauseTracker`` applies the union.
+/// Pausing: a partition is paused while the runner is backpressured (all of them), while the
+/// delay gate holds one of its records (``DelayGate``), or, with a ``PartitionAssignmentHook``,
+/// until the hook has prepared it (``ReadinessGate``); one ``PauseTracker`` applies the union.
 struct RunnerState {
     /// Something a waiter waits for.
     enum WaitCondition: Sendable {
@@ -44,6 +45,22 @@ struct RunnerState {
         var held: (TopicPartition, Date)?
         /// Records the delay gate released (admitted now).
         var released = 0
+        /// Preparation batches to start (hook calls).
+        var prepare: [ReadinessGate.Batch] = []
+        /// Preparation batches to cancel (and wait for) before anything else of this transition.
+        var cancelPreparations: [Int] = []
+
+        /// Adds another transition's effects (stores, spawning, preparations; the later pause
+        /// change wins, since it reflects the newer wish).
+        mutating func merge(_ other: Effects) {
+            stores += other.stores
+            pauseChange = other.pauseChange ?? pauseChange
+            wakeSpawner = wakeSpawner || other.wakeSpawner
+            held = held ?? other.held
+            released += other.released
+            prepare += other.prepare
+            cancelPreparations += other.cancelPreparations
+        }
     }
 
     private struct Partition {
@@ -80,6 +97,8 @@ struct RunnerState {
     private var backpressured = false
     private var pause = PauseTracker()
     private var gate = DelayGate()
+    /// Present when the runner has a ``PartitionAssignmentHook``.
+    private var readiness: ReadinessGate?
 
     /// Admitted records not yet finished or dropped.
     private(set) var inFlight = 0
@@ -102,10 +121,16 @@ struct RunnerState {
     var nextDue: Date? { gate.nextDue }
     /// Changes whenever the delay gate's held set changes.
     var gateVersion: Int { gate.version }
+    /// Records held until their partition is prepared.
+    var unpreparedHeldCount: Int { readiness?.heldCount ?? 0 }
 
-    init(maxInFlight: Int, resumeThreshold: Int) {
+    /// - Parameters:
+    ///   - gatesReadiness: whether partitions must be prepared (a ``PartitionAssignmentHook``)
+    ///     before their records are admitted.
+    init(maxInFlight: Int, resumeThreshold: Int, gatesReadiness: Bool = false) {
         self.maxInFlight = maxInFlight
         self.resumeThreshold = resumeThreshold
+        readiness = gatesReadiness ? ReadinessGate() : nil
     }
 
     // MARK: transitions
@@ -142,14 +167,22 @@ struct RunnerState {
         return effects
     }
 
-    /// A record arrived from the source and passes the delay gate first: admitted now when it is
-    /// due (or carries no due time), held otherwise.
+    /// A record arrived from the source. It passes the readiness gate first (held until its
+    /// partition is prepared), then the delay gate: admitted now when it is due (or carries no
+    /// due time), held otherwise.
     /// - Parameters:
     ///   - due: the record's `notBefore` (retry tiers only; nil elsewhere).
     ///   - now: the current instant.
     mutating func offer(_ record: InboundRecord, due: Date?, now: Date) -> Effects {
         let tp = record.topicPartition
         guard !stopping, !inputFinished, partitions[tp]?.revoking != true else { return Effects() }
+        if readiness?.isReady(tp) == false {
+            readiness!.hold(record)
+            var effects = Effects()
+            known.insert(tp)
+            syncPause(&effects)
+            return effects
+        }
         let wasHeld = gate.partitions.contains(tp)
         guard !gate.offer(record, due: due, now: now) else { return admit(record) }
         var effects = Effects()
@@ -165,20 +198,36 @@ struct RunnerState {
         var effects = Effects()
         guard !stopping else { return effects }
         for record in gate.release(now: now) {
-            let admitted = admit(record)
-            effects.stores += admitted.stores
-            effects.pauseChange = effects.pauseChange ?? admitted.pauseChange
-            effects.wakeSpawner = effects.wakeSpawner || admitted.wakeSpawner
+            effects.merge(admit(record))
             effects.released += 1
         }
         if effects.pauseChange == nil { syncPause(&effects) }
         return effects
     }
 
-    /// The source assigned partitions.
+    /// The source assigned partitions: with a hook, they are prepared before records are admitted.
     mutating func assigned(_ newPartitions: [TopicPartition]) -> Effects {
         var effects = Effects()
         known.formUnion(newPartitions)
+        if !stopping, !inputFinished, let batch = readiness?.assigned(newPartitions) {
+            effects.prepare.append(batch)
+        }
+        syncPause(&effects)
+        return effects
+    }
+
+    /// A preparation batch finished: its partitions are ready, their held records pass on to
+    /// the delay gate and admission, in offset order.
+    /// - Parameters:
+    ///   - id: the batch.
+    ///   - due: a record's due time (``offer(_:due:now:)``).
+    ///   - now: the current instant.
+    mutating func prepared(_ id: Int, due: (InboundRecord) -> Date?, now: Date) -> Effects {
+        var effects = Effects()
+        guard readiness != nil else { return effects }
+        for record in readiness!.prepared(id) {
+            effects.merge(offer(record, due: due(record), now: now))
+        }
         syncPause(&effects)
         return effects
     }
@@ -232,6 +281,7 @@ struct RunnerState {
         var effects = Effects()
         inputFinished = true
         gate.dropAll()
+        effects.cancelPreparations = readiness?.dropAll() ?? []
         effects.wakeSpawner = true
         return effects
     }
@@ -272,6 +322,10 @@ struct RunnerState {
         known.subtract(revoked)
         pause.forget(revoked)
         gate.drop(revoked)
+        if let (cancel, restart) = readiness?.drop(revoked) {
+            effects.cancelPreparations = cancel
+            if let restart { effects.prepare.append(restart) }
+        }
         dropUnstarted { revoked.contains($0) }
         syncPause(&effects)
         releaseBackpressureIfBelowThreshold(&effects)
@@ -279,10 +333,18 @@ struct RunnerState {
     }
 
     /// Revocation is settled: forget the partitions (a later assignment starts afresh).
-    mutating func finishRevocation(_ revoked: Set<TopicPartition>) {
+    /// - Returns: the partitions the hook must release.
+    mutating func finishRevocation(_ revoked: Set<TopicPartition>) -> [TopicPartition] {
         for tp in revoked where partitions[tp]?.revoking == true {
             partitions[tp] = nil
         }
+        return readiness?.release(revoked) ?? []
+    }
+
+    /// The runner stopped: every partition the hook prepared (or was asked to) must be released.
+    mutating func releaseAllPrepared() -> [TopicPartition] {
+        guard let tracked = readiness?.tracked else { return [] }
+        return readiness!.release(tracked)
     }
 
     /// Stop admitting and starting records (shutdown, end of input, or a fatal error); records
@@ -293,6 +355,7 @@ struct RunnerState {
         if !stopping {
             stopping = true
             gate.dropAll()
+            effects.cancelPreparations = readiness?.dropAll() ?? []
             dropUnstarted { _ in true }
         }
         effects.wakeSpawner = true
@@ -300,6 +363,12 @@ struct RunnerState {
     }
 
     // MARK: queries
+
+    /// Whether `item` still belongs to its partition's current incarnation (false once the
+    /// partition was released after a revocation, or revoked and assigned again).
+    func isCurrent(_ item: WorkItem) -> Bool {
+        partitions[item.record.topicPartition]?.generation == item.generation
+    }
 
     /// Whether a wait condition holds.
     func holds(_ condition: WaitCondition) -> Bool {
@@ -343,9 +412,10 @@ struct RunnerState {
     }
 
     /// Tells the pause tracker what should be paused now: every known partition while
-    /// backpressured, plus the partitions the delay gate holds.
+    /// backpressured, plus the partitions the delay gate holds, plus those not prepared yet.
     private mutating func syncPause(_ effects: inout Effects) {
-        let wanted = (backpressured ? known : []).union(gate.partitions.intersection(known))
+        let unprepared = readiness.map { known.subtracting($0.ready) } ?? []
+        let wanted = (backpressured ? known : []).union(gate.partitions.intersection(known)).union(unprepared)
         if let change = pause.set(wanted) { effects.pauseChange = change }
     }
 }

@@ -17,7 +17,7 @@ extension StageRunner {
     func runChain(startingWith first: WorkItem) async {
         var current: WorkItem? = first
         while let item = current {
-            let completion = await handle(item.record)
+            let completion = await handle(item)
             var processed = false
             switch completion {
             case .processed:
@@ -35,8 +35,18 @@ extension StageRunner {
         }
     }
 
-    /// Handles one record end to end. Never throws: every failure is routed or reported.
-    func handle(_ record: InboundRecord) async -> Completion {
+    /// Handles one record end to end under a fresh ``DeliveryScope``, which is settled on every
+    /// path: delivered when the stage's emitted outputs were acknowledged, not delivered otherwise.
+    /// Never throws: every failure is routed or reported.
+    func handle(_ item: WorkItem) async -> Completion {
+        let scope = DeliveryScope(partition: item.record.partition)
+        let completion = await handle(item, scope: scope)
+        scope.settle(delivered: false)  // no effect when delivery already settled it
+        return completion
+    }
+
+    private func handle(_ item: WorkItem, scope: DeliveryScope) async -> Completion {
+        let record = item.record
         let started = ContinuousClock.now
         let attempt = RecordHeaders.attempt(in: record.headers)
         let now = clock.now()
@@ -57,11 +67,12 @@ extension StageRunner {
             ])
             let failure = RecordRouter.Failure(reason: .undecodable, error: Self.summary(of: error))
             return await deliver([router.deadLetter(record, failure: failure, attempt: attempt, now: now)],
-                                 route: .deadLettered, started: started, logger: recordLogger)
+                                 route: .deadLettered, item: item, scope: scope, started: started, logger: recordLogger)
         }
         let subject = (input as? any SubmissionDescribing)?.subject ?? .unknown
         recordLogger = recordLogger.with(Self.metadata(for: subject))
-        let context = StageContext(logger: recordLogger, attempt: attempt, now: now, recordTimestamp: record.timestamp)
+        let context = StageContext(logger: recordLogger, attempt: attempt, now: now, recordTimestamp: record.timestamp,
+                                   delivery: scope)
         let result = await processWithTimeout(input, context: context)
         if case .failure = result, Task.isCancelled { return .abandoned }
         do {
@@ -80,14 +91,23 @@ extension StageRunner {
             ])
             let failure = RecordRouter.Failure(reason: .encodingFailed, error: Self.summary(of: error))
             return await deliver([router.deadLetter(record, failure: failure, attempt: attempt, now: now)],
-                                 route: .deadLettered, started: started, logger: recordLogger)
+                                 route: .deadLettered, item: item, scope: scope, started: started, logger: recordLogger)
         }
-        return await deliver(outbound, route: route, started: started, logger: recordLogger)
+        return await deliver(outbound, route: route, item: item, scope: scope, started: started, logger: recordLogger)
     }
 
-    /// Sends a record's results and, once acknowledged, accounts for it.
-    private func deliver(_ outbound: [OutboundRecord], route: RecordRouter.Route, started: ContinuousClock.Instant,
-                         logger recordLogger: Logger) async -> Completion {
+    /// Sends a record's results and, once acknowledged, settles its scope and accounts for it.
+    ///
+    /// Fence: a record whose partition was released meanwhile (revoked, and the revocation
+    /// timeout expired before it finished) sends nothing: the partition's next owner processes it
+    /// again, and output written now could reach the output topic after that owner rebuilt its
+    /// state from it.
+    private func deliver(_ outbound: [OutboundRecord], route: RecordRouter.Route, item: WorkItem, scope: DeliveryScope,
+                         started: ContinuousClock.Instant, logger recordLogger: Logger) async -> Completion {
+        guard inspect({ $0.isCurrent(item) }) else {
+            recordLogger.notice("partition released before delivery; abandoning the record to its next owner")
+            return .abandoned
+        }
         do {
             if !outbound.isEmpty { try await sink.send(outbound) }
         } catch {
@@ -97,6 +117,7 @@ extension StageRunner {
             ])
             return .deliveryFailed(error)
         }
+        scope.settle(delivered: route == .emitted)
 
         let elapsed = started.duration(to: .now).components
         metrics.increment("receiptd_stage_records_total", labels: [("stage", S.name.rawValue), ("outcome", route.rawValue)])
@@ -141,7 +162,7 @@ extension StageRunner {
         switch result {
         case .emit(let outputs):
             logger.debug("emitting \(outputs.count) record(s)")
-            return (try router.emit(outputs), .emitted)
+            return (try router.emit(outputs, from: record), .emitted)
         case .reject(let reason, let detail, let extra):
             let merged = extra.filling(from: subject)
             logger.info("input rejected", metadata: Self.metadata(for: merged).merging([

@@ -36,6 +36,15 @@ import Synchronization
 /// are dropped (the next owner receives them again, since their offsets were not stored), and so
 /// are held records at shutdown.
 ///
+/// **Partition readiness.** With a ``PartitionAssignmentHook`` (fulfil's ledger), records of a
+/// partition are admitted only once the hook has prepared it: on ``SourceEvent/assigned(_:)`` the
+/// runner pauses the new partitions and starts preparing them in a task of their own (retried
+/// after failures); records that arrive meanwhile (fetched before the pause took effect, or ahead
+/// of the assignment event) are held in offset order, exactly like the delay gate's, and released
+/// when the partition is ready. Pulling never stops, so revocations are still served during a
+/// long preparation; a revocation cancels it. The hook releases partitions after revocation and
+/// when the runner stops.
+///
 /// **Revocation.** On ``SourceEvent/revoked(_:)`` the runner stops starting records of those
 /// partitions (queued ones are dropped, to be redelivered to the next owner), waits up to
 /// ``StageRunnerConfiguration/revocationTimeout`` for the running ones and their offset stores,
@@ -63,6 +72,8 @@ public final class StageRunner<S: Stage>: Sendable {
     let metrics: MetricsRegistry
     let clock: any WallClock
     let router: RecordRouter
+    let assignmentHook: (any PartitionAssignmentHook)?
+    let preparations = PreparationTasks()
 
     private let state: Mutex<Machine>
     private let wakeups: AsyncStream<Void>
@@ -81,40 +92,46 @@ public final class StageRunner<S: Stage>: Sendable {
     ///   - sink: where outputs go (an idempotent producer).
     ///   - configuration: limits and topics; validate it first (``StageRunnerConfiguration/validate()``).
     ///   - retryPolicy: what to do with transient failures (default: dead-letter at once).
+    ///   - assignmentHook: state to prepare for each assigned partition before its records are
+    ///     admitted (fulfil's ledger); nil admits records at once.
     ///   - logger: the logger to derive per-record loggers from.
     ///   - metrics: where `receiptd_stage_*` metrics go.
     ///   - clock: "now" for contexts, timestamps, headers and due times, and the sleeps of the
     ///     delay gate's timer.
     public init(stage: S, source: any RecordSource, sink: any RecordSink,
                 configuration: StageRunnerConfiguration = StageRunnerConfiguration(),
-                retryPolicy: any RetryPolicy = .never, logger: Logger, metrics: MetricsRegistry = .shared,
-                clock: any WallClock = SystemWallClock()) {
+                retryPolicy: any RetryPolicy = .never, assignmentHook: (any PartitionAssignmentHook)? = nil,
+                logger: Logger, metrics: MetricsRegistry = .shared, clock: any WallClock = SystemWallClock()) {
         self.stage = stage
         self.source = source
         self.sink = sink
         self.configuration = configuration
         self.retryPolicy = retryPolicy
+        self.assignmentHook = assignmentHook
         self.logger = logger.with([LoggingKeys.stageName: .string(S.name.rawValue)])
         self.metrics = metrics
         self.clock = clock
         self.router = RecordRouter(stage: S.name, topics: configuration.topics,
                                    maxOriginalBytes: configuration.maxOriginalBytes,
-                                   maxErrorHeaderBytes: configuration.maxErrorHeaderBytes)
+                                   maxErrorHeaderBytes: configuration.maxErrorHeaderBytes,
+                                   partitioning: S.Output.partitioning)
         let maxInFlight = max(1, configuration.maxInFlight)
         state = Mutex(Machine(runner: RunnerState(maxInFlight: maxInFlight,
                                                   resumeThreshold: min(configuration.effectiveResumeThreshold,
-                                                                       maxInFlight - 1))))
+                                                                       maxInFlight - 1),
+                                                  gatesReadiness: assignmentHook != nil)))
         (wakeups, wakeupContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Creates a runner whose "now" is a closure (tests pass a fixed instant); the delay gate's
-    /// timer then sleeps real time. See ``init(stage:source:sink:configuration:retryPolicy:logger:metrics:clock:)``.
+    /// timer then sleeps real time. See ``init(stage:source:sink:configuration:retryPolicy:assignmentHook:logger:metrics:clock:)``.
     public convenience init(stage: S, source: any RecordSource, sink: any RecordSink,
                             configuration: StageRunnerConfiguration = StageRunnerConfiguration(),
-                            retryPolicy: any RetryPolicy = .never, logger: Logger, metrics: MetricsRegistry = .shared,
-                            clock: @escaping @Sendable () -> Date) {
+                            retryPolicy: any RetryPolicy = .never, assignmentHook: (any PartitionAssignmentHook)? = nil,
+                            logger: Logger, metrics: MetricsRegistry = .shared, clock: @escaping @Sendable () -> Date) {
         self.init(stage: stage, source: source, sink: sink, configuration: configuration, retryPolicy: retryPolicy,
-                  logger: logger, metrics: metrics, clock: ClosureWallClock(nowBody: clock) as any WallClock)
+                  assignmentHook: assignmentHook, logger: logger, metrics: metrics,
+                  clock: ClosureWallClock(nowBody: clock) as any WallClock)
     }
 
     /// Consumes until shut down, the source ends, or a fatal error.
@@ -151,6 +168,7 @@ public final class StageRunner<S: Stage>: Sendable {
         }
         await perform(mutate { $0.flushStores() })
         _ = await waitFor(.allQuiet, timeout: configuration.shutdownGracePeriod)
+        await releaseAllPartitions()
         wakeupContinuation.finish()
         let failure = state.withLock { $0.runner.failure }
         logger.info("stage runner stopped")
@@ -170,6 +188,9 @@ public final class StageRunner<S: Stage>: Sendable {
 
     /// Records the delay gate currently holds (read from a retry tier, not yet due).
     public var heldRecordCount: Int { state.withLock { $0.runner.heldCount } }
+
+    /// Records held until their partition is prepared by the ``PartitionAssignmentHook``.
+    public var unpreparedRecordCount: Int { state.withLock { $0.runner.unpreparedHeldCount } }
 
     // MARK: pulling
 
@@ -219,7 +240,7 @@ public final class StageRunner<S: Stage>: Sendable {
 
     /// The instant a record may be processed: its `receiptd-not-before` when it was read from a
     /// retry tier of this stage's input; nil (no delay) for anything else.
-    private func dueTime(of record: InboundRecord) -> Date? {
+    func dueTime(of record: InboundRecord) -> Date? {
         guard configuration.topics.retryTier(of: record.topic, stage: S.name) != nil else { return nil }
         return RecordHeaders.notBefore(in: record.headers)
     }
@@ -257,7 +278,8 @@ public final class StageRunner<S: Stage>: Sendable {
         }
         await perform(mutate { $0.flushStores(revoked) })
         _ = await waitFor(.partitionsQuiet(revoked), timeout: configuration.revocationTimeout)
-        mutate { $0.finishRevocation(revoked) }
+        let released = mutate { $0.finishRevocation(revoked) }
+        if let assignmentHook, !released.isEmpty { await assignmentHook.release(released) }
         revocation.acknowledge()
     }
 
@@ -266,6 +288,11 @@ public final class StageRunner<S: Stage>: Sendable {
     }
 
     // MARK: state and effects
+
+    /// Reads the state under the lock (no transition).
+    func inspect<T>(_ body: (RunnerState) -> T) -> T {
+        state.withLock { body($0.runner) }
+    }
 
     /// Runs a transition under the lock and resumes the waiters it satisfied (outside the lock).
     @discardableResult
@@ -285,6 +312,8 @@ public final class StageRunner<S: Stage>: Sendable {
 
     /// Performs a transition's side effects: offset stores, pause/resume, waking the spawner.
     func perform(_ effects: RunnerState.Effects) async {
+        if !effects.cancelPreparations.isEmpty { await preparations.cancel(effects.cancelPreparations) }
+        for batch in effects.prepare { startPreparation(batch) }
         if effects.wakeSpawner { wakeupContinuation.yield() }
         for (tp, offset, generation) in effects.stores {
             await store(tp, offset: offset, generation: generation)

@@ -21,12 +21,15 @@ public struct StageRunnerConfiguration: Sendable {
     public var maxOriginalBytes: Int
     /// Most bytes of the `receiptd-error` header (default 1 KiB).
     public var maxErrorHeaderBytes: Int
+    /// How long the runner waits before calling a failed ``PartitionAssignmentHook/prepare(_:)``
+    /// again (default 1 s); the delay doubles after each failure, up to 30 s.
+    public var preparationRetryDelay: Duration
 
     /// Creates a configuration; every parameter has the documented default.
     public init(topics: Topics = Topics(), maxInFlight: Int = 256, resumeThreshold: Int? = nil,
                 processingTimeout: Duration = .seconds(30), revocationTimeout: Duration = .seconds(30),
                 shutdownGracePeriod: Duration = .seconds(30), maxOriginalBytes: Int = 256 * 1024,
-                maxErrorHeaderBytes: Int = 1024) {
+                maxErrorHeaderBytes: Int = 1024, preparationRetryDelay: Duration = .seconds(1)) {
         self.topics = topics
         self.maxInFlight = maxInFlight
         self.resumeThreshold = resumeThreshold
@@ -35,6 +38,7 @@ public struct StageRunnerConfiguration: Sendable {
         self.shutdownGracePeriod = shutdownGracePeriod
         self.maxOriginalBytes = maxOriginalBytes
         self.maxErrorHeaderBytes = maxErrorHeaderBytes
+        self.preparationRetryDelay = preparationRetryDelay
     }
 
     /// The resume threshold in effect.
@@ -53,7 +57,8 @@ public struct StageRunnerConfiguration: Sendable {
             throw PipelineConfigurationError("runner.resumeThreshold must be in 0..<maxInFlight (\(maxInFlight)), got \(resumeThreshold)")
         }
         for (name, value) in [("processingTimeout", processingTimeout), ("revocationTimeout", revocationTimeout),
-                              ("shutdownGracePeriod", shutdownGracePeriod)] where value <= .zero {
+                              ("shutdownGracePeriod", shutdownGracePeriod),
+                              ("preparationRetryDelay", preparationRetryDelay)] where value <= .zero {
             throw PipelineConfigurationError("runner.\(name) must be positive, got \(value)")
         }
         guard maxOriginalBytes >= 0 else {

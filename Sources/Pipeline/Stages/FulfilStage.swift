@@ -4,8 +4,10 @@ import Observability
 ///
 /// Steps: the transaction's bundle id must match the submission's (`bundle-id-mismatch`); the
 /// product must be in the ``ProductCatalogue`` (`unknown-product`); ``EntitlementRules`` decide
-/// the change (or reject); the ``FulfilmentLedger`` claims the deterministic event id, and a
-/// duplicate (or stale) claim ends the record with an outcome instead of an output.
+/// the change (or reject); the ``FulfilmentLedger`` claims the event under the record's
+/// ``DeliveryScope`` (so the claim counts only once the output is acknowledged), and a duplicate
+/// or stale claim ends the record with an outcome (`duplicate-suppressed`, `stale-suppressed`)
+/// instead of an output.
 public struct FulfilStage: Stage {
     public typealias Input = ReceiptVerified
     public typealias Output = EntitlementChanged
@@ -22,6 +24,10 @@ public struct FulfilStage: Stage {
         self.catalogue = catalogue
         self.ledger = ledger
     }
+
+    /// The ledger (the worker wires a ``KafkaFulfilmentLedger`` in as the runner's
+    /// ``PartitionAssignmentHook`` too).
+    public var fulfilmentLedger: any FulfilmentLedger { ledger }
 
     public func process(_ input: ReceiptVerified, context: StageContext) async throws -> StageResult<EntitlementChanged> {
         let transaction = input.transaction
@@ -48,7 +54,7 @@ public struct FulfilStage: Stage {
             originalTransactionId: transaction.originalTransactionId, quantity: decision.quantity,
             validUntil: decision.validUntil, effectiveAt: decision.effectiveAt, environment: transaction.environment,
             submissionId: input.submissionId, signedDate: transaction.signedDate)
-        switch try await ledger.claim(eventId: change.eventId, signedDate: transaction.signedDate) {
+        switch try await ledger.claim(LedgerEvent(change), scope: context.delivery) {
         case .firstTime:
             return .emit([change])
         case .duplicate:
@@ -58,6 +64,10 @@ public struct FulfilStage: Stage {
             ])
             return .done(outcome: .duplicateSuppressed, subject: subject)
         case .stale:
+            context.logger.info("older update of a purchase whose newer state was applied", metadata: [
+                LoggingKeys.transactionId: .string(transaction.transactionId),
+                LoggingKeys.stageOutcome: .string(OutcomeCode.staleSuppressed.rawValue),
+            ])
             return .done(outcome: .staleSuppressed, subject: subject)
         }
     }

@@ -16,12 +16,18 @@ public struct StageContext: Sendable {
     public var now: Date
     /// When the record was produced (its Kafka timestamp), for provenance.
     public var recordTimestamp: Date?
+    /// The fate of this attempt's outputs, for collaborators whose changes must count only once
+    /// the outputs are acknowledged (a ledger claim). Set by the runner; nil when a stage is
+    /// called directly (tests), where such changes take effect at once.
+    public var delivery: DeliveryScope?
 
     /// Creates a context; tests usually pass only `now`.
-    public init(logger: Logger = .disabled, attempt: Int = 1, now: Date, recordTimestamp: Date? = nil) {
+    public init(logger: Logger = .disabled, attempt: Int = 1, now: Date, recordTimestamp: Date? = nil,
+                delivery: DeliveryScope? = nil) {
         self.logger = logger
         self.attempt = attempt
         self.now = now
         self.recordTimestamp = recordTimestamp
+        self.delivery = delivery
     }
 }

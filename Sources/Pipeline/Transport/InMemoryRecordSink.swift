@@ -3,18 +3,31 @@ import Synchronization
 
 /// The producer side of ``InMemoryTransport``. A send writes its records into the cluster and
 /// returns when "acknowledged": at once, or when the test releases held acknowledgements.
-/// Injected failures make the whole batch fail before anything is written.
+/// Injected failures make the whole batch fail before anything is written. An explicit
+/// ``OutboundRecord/partition`` is honoured; one the topic does not have fails the whole batch
+/// (``UnknownPartitionError``), as a Kafka delivery report would.
 public struct InMemoryRecordSink: RecordSink {
     let transport: InMemoryTransport
+
+    /// A record named a partition its topic does not have.
+    public struct UnknownPartitionError: Error, CustomStringConvertible {
+        /// Which record.
+        public var description: String
+    }
 
     public func send(_ records: [OutboundRecord]) async throws {
         let injected = transport.state.withLock { $0.sendFailure }?(records)
         if let injected { throw injected }
+        for record in records {
+            if let partition = record.partition, !(0..<transport.partitionCount(of: record.topic)).contains(partition) {
+                throw UnknownPartitionError(description: "\(record.topic) has no partition \(partition)")
+            }
+        }
         let id = transport.mutate { state -> Int? in
             let now = transport.clock()
             for record in records {
                 _ = InMemoryTransport.append(&state, topic: record.topic, key: record.key, value: record.value,
-                                             headers: record.headers, partition: nil, timestamp: now)
+                                             headers: record.headers, partition: record.partition, timestamp: now)
             }
             state.sendCount += 1
             guard state.holdingAcknowledgements else { return nil }

@@ -40,7 +40,15 @@ struct VerifyCommand: Command {
 struct FulfilCommand: Command {
     static let configuration = CommandConfiguration(
         commandName: "fulfil", abstract: "Run a fulfil worker (receipts.verified -> entitlements.changed)",
-        usage: "receiptd fulfil [options]\n\n" + StageWorkerOptions.usage)
+        usage: "receiptd fulfil [options]\n\n" + StageWorkerOptions.usage + """
+
+
+        fulfil.ledger kafka (the default) keeps no local state: entitlement changes go to the partition
+        number of their receipts.verified record, and each assigned partition's ledger is rebuilt from
+        entitlements.changed before its records are processed. The worker refuses to start unless
+        entitlements.changed has at least as many partitions as receipts.verified and every retry tier
+        exactly as many. fulfil.ledger memory remembers only what this process emitted (tests, demos).
+        """)
     let options: StageWorkerOptions
     init(arguments: [String]) throws { options = try StageWorkerOptions(arguments: arguments) }
 
@@ -52,8 +60,20 @@ struct FulfilCommand: Command {
         } catch {
             throw ValidationError("cannot load the product catalogue \(configuration.fulfil.catalogue): \(error)")
         }
-        return try await StageWorker.run(FulfilStage(catalogue: catalogue, ledger: InMemoryFulfilmentLedger()),
-                                         configuration: configuration,
-                                         logger: makeLogger(configuration, label: "receiptd.fulfil"))
+        let logger = makeLogger(configuration, label: "receiptd.fulfil")
+        switch configuration.fulfil.ledger {
+        case "kafka":
+            let reader = KafkaPartitionLogReader(bootstrapServers: configuration.bootstrapServerList,
+                                                 properties: configuration.kafka.properties,
+                                                 clientId: "\(configuration.kafka.clientId)-fulfil-ledger")
+            let ledger = KafkaFulfilmentLedger(reader: reader, topic: configuration.topics.entitlements, logger: logger)
+            return try await StageWorker.run(FulfilStage(catalogue: catalogue, ledger: ledger), configuration: configuration,
+                                             logger: logger, assignmentHook: ledger)
+        case "memory":
+            return try await StageWorker.run(FulfilStage(catalogue: catalogue, ledger: InMemoryFulfilmentLedger()),
+                                             configuration: configuration, logger: logger)
+        default:
+            throw ValidationError("fulfil.ledger must be kafka or memory, got '\(configuration.fulfil.ledger)'")
+        }
     }
 }

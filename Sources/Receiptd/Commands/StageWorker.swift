@@ -49,8 +49,13 @@ struct StageWorkerOptions: Sendable {
 
 enum StageWorker {
     /// Runs `stage` as a consumer-group worker until shut down.
+    /// - Parameters:
+    ///   - assignmentHook: state to prepare per assigned partition (fulfil's Kafka ledger).
     /// - Returns: the exit status (0 after a graceful shutdown).
-    static func run<S: Stage>(_ stage: S, configuration: WorkerConfiguration, logger: Logger) async throws -> Int32 {
+    /// - Throws: ``PipelineConfigurationError`` when a co-partitioned stage's topics have the wrong
+    ///   partition counts (the worker refuses to start).
+    static func run<S: Stage>(_ stage: S, configuration: WorkerConfiguration, logger: Logger,
+                              assignmentHook: (any PartitionAssignmentHook)? = nil) async throws -> Int32 {
         let topics = configuration.pipelineTopics
         var runnerConfiguration = StageRunnerConfiguration(
             topics: topics, maxInFlight: configuration.runner.maxInFlight,
@@ -68,6 +73,17 @@ enum StageWorker {
                 .ensure(configuration.allTopicNames, partitions: configuration.topics.partitions,
                         replicationFactor: configuration.topics.replicationFactor)
         }
+        if S.Output.partitioning == .inputPartition {
+            do {
+                try await CoPartitioningCheck.verify(inputTopic: subscription[0], tierTopics: Array(subscription.dropFirst()),
+                                                     outputTopic: topics.output(S.Output.outputTopic), bootstrapServers: brokers,
+                                                     properties: configuration.kafka.properties)
+            } catch {
+                logger.critical("refusing to start: topic partition counts break co-partitioning",
+                                metadata: [LoggingKeys.errorMessage: .string("\(error)")])
+                throw error
+            }
+        }
 
         let groupId = configuration.groupId(for: S.name)
         var consumerConfiguration = KafkaConsumerConfiguration(
@@ -77,6 +93,9 @@ enum StageWorker {
         consumerConfiguration.autoCommitInterval = .seconds(configuration.kafka.commitIntervalSeconds)
         consumerConfiguration.sessionTimeout = .seconds(configuration.kafka.sessionTimeoutSeconds)
         consumerConfiguration.maxBufferedMessages = max(64, configuration.runner.maxInFlight * 2)
+        // Range assignment gives partition p of the input and of every tier (equal partition
+        // counts, checked above for co-partitioned stages) to the same member.
+        consumerConfiguration.partitionAssignmentStrategy = .range
         var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: brokers)
         producerConfiguration.clientId = "\(configuration.kafka.clientId)-\(S.name)"
         producerConfiguration.additionalProperties = configuration.kafka.properties
@@ -86,7 +105,7 @@ enum StageWorker {
                                            logger: logger)
         let sink = try KafkaRecordSink(configuration: producerConfiguration)
         let runner = StageRunner(stage: stage, source: source, sink: sink, configuration: runnerConfiguration,
-                                 retryPolicy: retryPolicy, logger: logger)
+                                 retryPolicy: retryPolicy, assignmentHook: assignmentHook, logger: logger)
         logger.notice("stage worker started", metadata: [
             LoggingKeys.stageName: .string(S.name.rawValue), "kafka.group": .string(groupId),
             LoggingKeys.kafkaTopic: .string(subscription.joined(separator: ",")),

@@ -111,6 +111,9 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
     struct Fulfil: Codable, Sendable, Equatable {
         /// The product catalogue (product id -> type and entitlement).
         var catalogue = "Config/catalogue.json"
+        /// Where fulfil remembers what it emitted: `kafka` (the output partitions themselves,
+        /// rebuilt on assignment: crash-proof, nothing local) or `memory` (this process only).
+        var ledger = "kafka"
     }
 
     struct Log: Codable, Sendable, Equatable {

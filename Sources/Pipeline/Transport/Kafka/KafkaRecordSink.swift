@@ -2,7 +2,8 @@ import Kafka
 
 /// The ``RecordSink`` of a stage worker: an idempotent Kafka producer (acks=all) whose `send`
 /// returns once every record's delivery report arrived, which is what lets the runner store the
-/// input's offset only after its outputs are durable.
+/// input's offset only after its outputs are durable. A record's explicit
+/// ``OutboundRecord/partition`` is passed through to ``KafkaProducerMessage/partition``.
 public final class KafkaRecordSink: RecordSink {
     private let producer: KafkaProducer
 
@@ -18,7 +19,7 @@ public final class KafkaRecordSink: RecordSink {
     public func send(_ records: [OutboundRecord]) async throws {
         guard !records.isEmpty else { return }
         _ = try await producer.sendAll(records.map {
-            KafkaProducerMessage(topic: $0.topic, key: $0.key, value: $0.value,
+            KafkaProducerMessage(topic: $0.topic, partition: $0.partition, key: $0.key, value: $0.value,
                                  headers: $0.headers.map { KafkaHeader(key: $0.key, value: $0.value) })
         })
     }

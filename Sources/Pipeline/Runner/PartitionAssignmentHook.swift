@@ -1,0 +1,25 @@
+/// State that must be built for a partition before a ``StageRunner`` may admit its records, and
+/// dropped when the partition goes: fulfil's ledger (``KafkaFulfilmentLedger``), rebuilt from
+/// the output partition that mirrors each input partition.
+///
+/// The runner calls ``prepare(_:)`` when partitions are assigned and holds their records (not
+/// admitted, partitions paused, exactly like the delay gate) until it returns; it calls
+/// ``release(_:)`` once revoked partitions have settled (their in-flight records finished or the
+/// revocation timeout expired), and for every prepared partition when it stops.
+///
+/// - Important: calls for one partition never overlap: a ``prepare(_:)`` that is cancelled
+///   (revocation, shutdown) has returned before the runner calls ``release(_:)`` for it. Prepare
+///   must rebuild anything it does not hold for a partition *still assigned* from a previous
+///   call; the runner never relies on state surviving a release.
+public protocol PartitionAssignmentHook: Sendable {
+    /// Builds the state of newly assigned partitions.
+    /// - Parameter partitions: the partitions (one assignment's worth, minus those already prepared).
+    /// - Throws: any error to have the runner retry the call after
+    ///   ``StageRunnerConfiguration/preparationRetryDelay`` (doubling up to 30 s) while the
+    ///   partitions stay paused; `CancellationError` when cancelled.
+    func prepare(_ partitions: [TopicPartition]) async throws
+
+    /// Drops the state of partitions this worker no longer owns.
+    /// - Parameter partitions: partitions earlier passed to ``prepare(_:)``.
+    func release(_ partitions: [TopicPartition]) async
+}
