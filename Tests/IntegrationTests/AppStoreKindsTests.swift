@@ -106,13 +106,15 @@ import Testing
         let sub = rig.fake.store.purchase(productId: "com.demo.coins.100", type: .consumable, environment: .production,
                                           purchaseDate: Date())
         if let apiCode {
+            let sent = Date()
             let result = await rig.process(rig.submission(.transactionId, sub.transactionId))
             guard case .failure(let error as AppStoreRequestStageError) = result else {
                 Issue.record("\(fault): \(result)"); await rig.shutdown(); return
             }
             #expect(error.reason.rawValue == apiCode)
             #expect(error.disposition == .transient)
-            if fault == "429" { #expect((error.retryAfter ?? .distantPast) > Date().addingTimeInterval(20)) }
+            // The fake asks for 30 s: Retry-After (UNIX ms) must land well after the request was sent.
+            if fault == "429" { #expect((error.retryAfter ?? .distantPast) > sent.addingTimeInterval(25)) }
         }
         let receipt = rig.fake.store.makeReceipt(customerId: sub.customerId, environment: .production)
         let result = await rig.process(rig.submission(.appReceipt, receipt))

@@ -56,6 +56,9 @@ struct ChaosLedger {
         row("still dead-lettered", stillDeadLettered.values.reduce(0, +))
         for (reason, n) in stillDeadLettered.sorted(by: { $0.key < $1.key }) { row("    " + reason, n) }
         row("LOST (no verdict)", lost(submissions: submissions))
+        for id in expectations.keys.filter({ !counts.accounted.contains($0) }).sorted().prefix(5) {
+            lines.append("    ! \(id): expected \(expectations[id].map { "\($0)" } ?? "?")")
+        }
         row("DUPLICATED (event emitted twice)", duplicated)
         row("retention passed a committed offset", retentionViolations.count)
         for violation in retentionViolations.prefix(5) { lines.append("    ! " + violation) }
