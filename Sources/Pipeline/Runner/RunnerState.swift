@@ -45,6 +45,10 @@ struct RunnerState {
         var held: (TopicPartition, Date)?
         /// Records the delay gate released (admitted now).
         var released = 0
+        /// The record offered was held until its partition is prepared.
+        var heldUnprepared = false
+        /// Held records a finished preparation released.
+        var releasedUnprepared = 0
         /// Preparation batches to start (hook calls).
         var prepare: [ReadinessGate.Batch] = []
         /// Preparation batches to cancel (and wait for) before anything else of this transition.
@@ -179,6 +183,7 @@ struct RunnerState {
         if readiness?.isReady(tp) == false {
             readiness!.hold(record)
             var effects = Effects()
+            effects.heldUnprepared = true
             known.insert(tp)
             syncPause(&effects)
             return effects
@@ -227,6 +232,7 @@ struct RunnerState {
         guard readiness != nil else { return effects }
         for record in readiness!.prepared(id) {
             effects.merge(offer(record, due: due(record), now: now))
+            effects.releasedUnprepared += 1
         }
         syncPause(&effects)
         return effects
