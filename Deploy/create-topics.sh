@@ -26,6 +26,8 @@ done
 # entitlements.changed is also fulfil's de-duplication ledger (each partition is re-read when a
 # fulfil worker is assigned the matching receipts.verified partition): its retention is how far
 # back a re-submitted transaction is still recognised (older ones are re-emitted with the same
-# eventId), and its size is what a rebuild reads. 90 days by default.
+# eventId), and its size is what a rebuild reads. 90 days by default. It must never be compacted
+# (records are keyed by owner; compaction would delete the ledger's history), and it needs at least
+# as many partitions as receipts.verified (every topic gets the same count here).
 "$kafka_topics" --bootstrap-server "$bootstrap" --alter --topic entitlements.changed \
-  --config retention.ms=7776000000 2>/dev/null || true
+  --config retention.ms=7776000000 --config cleanup.policy=delete 2>/dev/null || true

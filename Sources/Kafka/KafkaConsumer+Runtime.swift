@@ -10,6 +10,7 @@ extension KafkaConsumer {
         let events: AsyncStream<KafkaConsumerEvent>
         private let eventSink: AsyncStream<KafkaConsumerEvent>.Continuation
         private let onPartitionsRevoked: (@Sendable ([KafkaTopicPartition]) -> Void)?
+        let onPartitionsAssigned: (@Sendable ([KafkaTopicPartition]) -> Void)?
         private let revokeDrainTimeout: Duration?
         let commitsOffsets: Bool
         /// A safety cap on one pre-pause drain (librdkafka's queue limit normally ends it first).
@@ -19,6 +20,7 @@ extension KafkaConsumer {
             state = Mutex(StateMachine(maxBuffered: configuration.maxBufferedMessages))
             (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
             onPartitionsRevoked = configuration.onPartitionsRevoked
+            onPartitionsAssigned = configuration.onPartitionsAssigned
             revokeDrainTimeout = configuration.revokeDrainTimeout
             commitsOffsets = configuration.isGroupMember
             drainLimit = max(configuration.maxBufferedMessages * 16, 65_536)
@@ -34,7 +36,10 @@ extension KafkaConsumer {
             RDKafkaRebalanceHandlers(
                 assigned: { [self] partitions in
                     state.withLock { $0.didAssign(partitions) }
-                    if !partitions.isEmpty { emit(.partitionsAssigned(partitions)) }
+                    guard !partitions.isEmpty else { return }
+                    // Still on the poll thread: no message of these partitions is handed out yet.
+                    onPartitionsAssigned?(partitions)
+                    emit(.partitionsAssigned(partitions))
                 },
                 revoking: { [self] partitions in
                     state.withLock { $0.willRevoke(partitions) }

@@ -48,6 +48,7 @@ public final class KafkaConsumer: Sendable {
             try client.assign(positions)
             let partitions = positions.map(\.topicPartition)
             runtime.state.withLock { $0.didAssign(partitions) }
+            runtime.onPartitionsAssigned?(partitions)
             runtime.emit(.partitionsAssigned(partitions))
         }
         self.runtime = runtime

@@ -10,9 +10,9 @@ import Observability
 /// ``Options/rate`` records per second. A dry run publishes nothing and lists each match instead.
 ///
 /// - Important: replaying the same dead letters twice publishes them twice. Fulfil suppresses
-///   the second grant by event id (the replayed records keep their key, so they land in the
-///   partition that holds the first); until the Kafka-backed ledger exists, that memory does not
-///   survive a fulfil restart.
+///   the second grant by event id: the replayed records keep their key, so they land in the
+///   partition that holds the first, whose ledger (``KafkaFulfilmentLedger``, rebuilt from the
+///   output partition) knows the grant even across fulfil restarts.
 public struct DeadLetterReplayer: Sendable {
     /// How a run behaves.
     public struct Options: Sendable {

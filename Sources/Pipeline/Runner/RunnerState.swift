@@ -33,36 +33,6 @@ struct RunnerState {
         case gateChanged(since: Int)
     }
 
-    /// Side effects of a transition.
-    struct Effects {
-        /// Offsets to store: partition, offset, generation.
-        var stores: [(TopicPartition, Int64, Int)] = []
-        var pauseChange: PauseTracker.Change?
-        var wakeSpawner = false
-        /// The next record of the finished record's chain, to run on the same worker.
-        var next: WorkItem?
-        /// A partition the delay gate started holding, and until when (for logging).
-        var held: (TopicPartition, Date)?
-        /// Records the delay gate released (admitted now).
-        var released = 0
-        /// Preparation batches to start (hook calls).
-        var prepare: [ReadinessGate.Batch] = []
-        /// Preparation batches to cancel (and wait for) before anything else of this transition.
-        var cancelPreparations: [Int] = []
-
-        /// Adds another transition's effects (stores, spawning, preparations; the later pause
-        /// change wins, since it reflects the newer wish).
-        mutating func merge(_ other: Effects) {
-            stores += other.stores
-            pauseChange = other.pauseChange ?? pauseChange
-            wakeSpawner = wakeSpawner || other.wakeSpawner
-            held = held ?? other.held
-            released += other.released
-            prepare += other.prepare
-            cancelPreparations += other.cancelPreparations
-        }
-    }
-
     private struct Partition {
         let generation: Int
         var progress = PartitionProgress()
@@ -179,6 +149,7 @@ struct RunnerState {
         if readiness?.isReady(tp) == false {
             readiness!.hold(record)
             var effects = Effects()
+            effects.heldUnprepared = true
             known.insert(tp)
             syncPause(&effects)
             return effects
@@ -227,6 +198,7 @@ struct RunnerState {
         guard readiness != nil else { return effects }
         for record in readiness!.prepared(id) {
             effects.merge(offer(record, due: due(record), now: now))
+            effects.releasedUnprepared += 1
         }
         syncPause(&effects)
         return effects

@@ -35,7 +35,9 @@ extension StageRunner {
                 LoggingKeys.kafkaPartition: .string(partitions.map(\.description).joined(separator: ",")),
                 "prepare.duration": .string("\(started.duration(to: .now))"),
             ])
-            await perform(mutate { $0.prepared(batch.id, due: { self.dueTime(of: $0) }, now: self.clock.now()) })
+            let effects = mutate { $0.prepared(batch.id, due: { self.dueTime(of: $0) }, now: self.clock.now()) }
+            logger.debug("released \(effects.releasedUnprepared) held record(s) of prepared partitions")
+            await perform(effects)
         }
     }
 

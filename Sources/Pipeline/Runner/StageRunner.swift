@@ -202,6 +202,12 @@ public final class StageRunner<S: Stage>: Sendable {
                 switch event {
                 case .record(let record):
                     let effects = mutate { $0.offer(record, due: self.dueTime(of: record), now: self.clock.now()) }
+                    if effects.heldUnprepared {
+                        logger.debug("record held until its partition is prepared", metadata: [
+                            LoggingKeys.kafkaPartition: .string(record.topicPartition.description),
+                            LoggingKeys.kafkaOffset: .integer(record.offset),
+                        ])
+                    }
                     if let (tp, due) = effects.held {
                         logger.info("retry record not due; partition paused until then", metadata: [
                             LoggingKeys.kafkaPartition: .string(tp.description), LoggingKeys.kafkaOffset: .integer(record.offset),

@@ -3,7 +3,9 @@
 ///
 /// Delivery contract:
 /// - ``events()`` yields records in offset order per partition; all records of a partition that
-///   will ever be delivered precede its ``SourceEvent/revoked(_:)`` event.
+///   will ever be delivered precede its ``SourceEvent/revoked(_:)`` event, and should follow its
+///   ``SourceEvent/assigned(_:)`` event (the runner holds a record that comes earlier until its
+///   partition is assigned and, with a ``PartitionAssignmentHook``, prepared).
 /// - Iteration must end (return nil or throw `CancellationError`) when the iterating task is
 ///   cancelled: that is how the runner stops pulling on shutdown.
 /// - Offsets are *stored*, not committed: the adapter runs with `enable.auto.offset.store=false`

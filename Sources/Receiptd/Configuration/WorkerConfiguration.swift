@@ -10,7 +10,7 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         /// Prefix of every client id (`<clientId>-<stage>`).
         var clientId = "receiptd"
         /// How often stored offsets are committed. A crash re-delivers at most this much work
-        /// (the outputs are re-emitted with the same event ids).
+        /// (ingest and verify re-emit it; fulfil's Kafka ledger suppresses what it had emitted).
         var commitIntervalSeconds = 5.0
         /// A worker that stops heartbeating (crashed, SIGKILL) loses its partitions after this long.
         var sessionTimeoutSeconds = 45.0

@@ -64,6 +64,9 @@ final class PipelineHarness: @unchecked Sendable {
                                                    excludeOldTransactions: false, requestTimeoutSeconds: 5)
         configuration.verify.bundleIds = [bundleId]
         configuration.fulfil.catalogue = Self.cataloguePath()
+        // The production ledger: fulfil workers rebuild each partition's ledger from
+        // entitlements.changed on assignment (every topic has the same partition count here).
+        configuration.fulfil.ledger = "kafka"
         configuration.log.level = "notice"
         broker = try EmbeddedBroker(brokerCount: 1, port: port, configuration: configuration)
         configuration.kafka.bootstrapServers = broker.bootstrapServers

@@ -6,21 +6,28 @@ import Synchronization
 
 /// The ``RecordSource`` of a stage worker: a Kafka consumer-group member.
 ///
-/// It turns the consumer's two streams (messages, and assignment changes) and its synchronous
-/// revoke hook into the runner's single ordered ``SourceEvent`` stream:
-/// - On revocation librdkafka's poll thread calls the hook; the source yields
-///   ``SourceEvent/revoked(_:)`` and blocks that thread until the runner acknowledges (bounded by
-///   `revocationTimeout`), so in-flight work of those partitions is finished and its offsets are
-///   stored *before* the consumer commits and hands the partitions over.
-/// - A message taken from the consumer just before a revocation of its partition, but not yet
-///   handed to the runner, is dropped: its offset was never stored, so the partition's next owner
-///   (possibly this worker again, from the committed offset) receives it again. Without that, a
-///   stale message could be admitted into the partition's next generation out of order.
+/// It turns the consumer's messages and its two synchronous rebalance hooks into the runner's
+/// single ordered ``SourceEvent`` stream, in which a partition's records always come after its
+/// ``SourceEvent/assigned(_:)`` and before its ``SourceEvent/revoked(_:)``:
+/// - On assignment librdkafka's poll thread calls the assign hook before it hands out any message
+///   of the new partitions; the source marks them owned and yields ``SourceEvent/assigned(_:)``
+///   right there, so the runner learns of the assignment before its first record.
+/// - On revocation the poll thread calls the revoke hook; the source marks the partitions not
+///   owned, yields ``SourceEvent/revoked(_:)`` and blocks that thread until the runner
+///   acknowledges (bounded by `revocationTimeout`), so in-flight work of those partitions is
+///   finished and its offsets are stored *before* the consumer commits and hands them over.
+/// - A message is handed to the runner only while its partition is owned. One taken from the
+///   consumer just before a revocation of its partition, but not yet handed on, is dropped: its
+///   offset was never stored, so the partition's next owner (possibly this worker again, from the
+///   committed offset) receives it again; admitted, it could enter the partition's next
+///   generation out of order. (Deciding by ownership rather than by "was there a revocation while
+///   waiting for the message" matters: a worker idle across a rebalance must not drop the first
+///   fresh message of a partition it got back, which would let the offset store skip it.)
 public final class KafkaRecordSource: RecordSource {
     private struct State {
         var continuation: AsyncStream<SourceEvent>.Continuation?
-        var revocations = 0
-        var lastRevocation: [TopicPartition: Int] = [:]
+        /// Partitions assigned and not revoked (kept before the runner iterates, too).
+        var owned: Set<TopicPartition> = []
     }
 
     private final class Shared: Sendable {
@@ -33,7 +40,8 @@ public final class KafkaRecordSource: RecordSource {
 
     /// Creates the consumer.
     /// - Parameters:
-    ///   - configuration: the consumer configuration; its `onPartitionsRevoked` hook is set here.
+    ///   - configuration: the consumer configuration; its `onPartitionsAssigned` and
+    ///     `onPartitionsRevoked` hooks are set here.
     ///   - revocationTimeout: the longest the poll thread waits for the runner to settle revoked
     ///     partitions (give it the runner's own revocation timeout plus a margin).
     ///   - logger: for adapter-level events.
@@ -43,12 +51,18 @@ public final class KafkaRecordSource: RecordSource {
         var configuration = configuration
         let waitMilliseconds = Int(revocationTimeout.components.seconds * 1000
                                    + revocationTimeout.components.attoseconds / 1_000_000_000_000_000)
+        configuration.onPartitionsAssigned = { partitions in
+            shared.state.withLock { state in
+                let mapped = partitions.map { TopicPartition(topic: $0.topic, partition: $0.partition) }
+                state.owned.formUnion(mapped)
+                state.continuation?.yield(.assigned(mapped))
+            }
+        }
         configuration.onPartitionsRevoked = { partitions in
             let acknowledged = DispatchSemaphore(value: 0)
             let yielded: Bool = shared.state.withLock { state in
-                state.revocations += 1
                 let mapped = partitions.map { TopicPartition(topic: $0.topic, partition: $0.partition) }
-                for tp in mapped { state.lastRevocation[tp] = state.revocations }
+                state.owned.subtract(mapped)
                 guard let continuation = state.continuation else { return false }
                 continuation.yield(.revoked(PartitionRevocation(partitions: mapped, onAcknowledge: { acknowledged.signal() })))
                 return true
@@ -69,17 +83,19 @@ public final class KafkaRecordSource: RecordSource {
 
     public func events() -> AsyncStream<SourceEvent> {
         let (stream, continuation) = AsyncStream<SourceEvent>.makeStream()
-        shared.state.withLock { $0.continuation = continuation }
+        shared.state.withLock { state in
+            state.continuation = continuation
+            // Assigned before the runner started iterating: say so first.
+            if !state.owned.isEmpty { continuation.yield(.assigned(state.owned.sorted())) }
+        }
         let consumer = self.consumer
         let shared = self.shared
         let logger = self.logger
         let assignments = Task {
             for await event in consumer.events {
                 switch event {
-                case .partitionsAssigned(let partitions):
-                    continuation.yield(.assigned(partitions.map { TopicPartition(topic: $0.topic, partition: $0.partition) }))
-                case .partitionsRevoked:
-                    break  // handled synchronously by the revoke hook
+                case .partitionsAssigned, .partitionsRevoked:
+                    break  // handled synchronously by the rebalance hooks, in order with the messages
                 case .error(let error):
                     logger.log(level: error.isFatal ? .error : .debug, "kafka consumer error",
                                metadata: [LoggingKeys.errorMessage: .string("\(error)")])
@@ -90,11 +106,10 @@ public final class KafkaRecordSource: RecordSource {
             do {
                 var iterator = consumer.messages.makeAsyncIterator()
                 while true {
-                    let before = shared.state.withLock { $0.revocations }
                     guard let message = try await iterator.next() else { break }
                     let record = InboundRecord(message)
                     shared.state.withLock { state in
-                        if let revoked = state.lastRevocation[record.topicPartition], revoked > before { return }
+                        guard state.owned.contains(record.topicPartition) else { return }  // revoked since taken
                         state.continuation?.yield(.record(record))
                     }
                 }

@@ -1,0 +1,37 @@
+import Foundation
+
+extension RunnerState {
+    /// Side effects of a transition.
+    struct Effects {
+        /// Offsets to store: partition, offset, generation.
+        var stores: [(TopicPartition, Int64, Int)] = []
+        var pauseChange: PauseTracker.Change?
+        var wakeSpawner = false
+        /// The next record of the finished record's chain, to run on the same worker.
+        var next: WorkItem?
+        /// A partition the delay gate started holding, and until when (for logging).
+        var held: (TopicPartition, Date)?
+        /// Records the delay gate released (admitted now).
+        var released = 0
+        /// The record offered was held until its partition is prepared.
+        var heldUnprepared = false
+        /// Held records a finished preparation released.
+        var releasedUnprepared = 0
+        /// Preparation batches to start (hook calls).
+        var prepare: [ReadinessGate.Batch] = []
+        /// Preparation batches to cancel (and wait for) before anything else of this transition.
+        var cancelPreparations: [Int] = []
+
+        /// Adds another transition's effects (stores, spawning, preparations; the later pause
+        /// change wins, since it reflects the newer wish).
+        mutating func merge(_ other: Effects) {
+            stores += other.stores
+            pauseChange = other.pauseChange ?? pauseChange
+            wakeSpawner = wakeSpawner || other.wakeSpawner
+            held = held ?? other.held
+            released += other.released
+            prepare += other.prepare
+            cancelPreparations += other.cancelPreparations
+        }
+    }
+}
