@@ -48,19 +48,34 @@ final class WorkerProcess: @unchecked Sendable {
     }
 
     /// Waits for the process to exit, up to `timeout`; kills it after that.
-    /// - Returns: the exit status, or nil if it had to be killed.
+    ///
+    /// Reaps the child itself with `waitpid` rather than relying on Foundation noticing the exit:
+    /// after a SIGKILL Foundation's reaping was seen to leave a zombie and `isRunning` true.
+    /// - Returns: the exit status, or nil if it was killed by a signal or had to be killed.
     @discardableResult
     func waitForExit(timeout: Duration) async -> Int32? {
         guard let process else { return nil }
+        let pid = process.processIdentifier
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning, ContinuousClock.now < deadline {
+        while ContinuousClock.now < deadline {
+            var status: Int32 = 0
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid { return Self.exitCode(status) }
+            if reaped == -1 {
+                // Already reaped (by Foundation): its own bookkeeping has the answer.
+                if !process.isRunning, process.terminationReason == .exit { return process.terminationStatus }
+                return nil
+            }
             try? await Task.sleep(for: .milliseconds(50))
         }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            return nil
-        }
-        return process.terminationStatus
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        _ = waitpid(pid, &status, 0)
+        return nil
+    }
+
+    /// The exit code in a `waitpid` status, or nil when the process died of a signal.
+    private static func exitCode(_ status: Int32) -> Int32? {
+        (status & 0x7F) == 0 ? (status >> 8) & 0xFF : nil
     }
 }
