@@ -1,3 +1,5 @@
+import Observability
+
 /// A JSON document the fake writes, rendered with members in insertion order and integers as
 /// integers (the strict verifier insists on integer millisecond dates, which Foundation's encoder
 /// does not guarantee for `Date`).
@@ -24,7 +26,7 @@ enum FakeJSON: Sendable {
         case .null: out += "null"
         case .bool(let flag): out += flag ? "true" : "false"
         case .integer(let number): out += String(number)
-        case .string(let text): Self.quote(text, into: &out)
+        case .string(let text): JSONString.appendQuoted(text, to: &out)
         case .array(let elements):
             out += "["
             for (index, element) in elements.enumerated() {
@@ -36,32 +38,11 @@ enum FakeJSON: Sendable {
             out += "{"
             for (index, member) in members.enumerated() {
                 if index > 0 { out += "," }
-                Self.quote(member.0, into: &out)
+                JSONString.appendQuoted(member.0, to: &out)
                 out += ":"
                 member.1.render(into: &out)
             }
             out += "}"
         }
-    }
-
-    private static func quote(_ text: String, into out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
     }
 }

@@ -31,4 +31,11 @@ public enum JSONString {
         }
         out += "\""
     }
+
+    /// `value` as a quoted JSON string.
+    public static func quoted(_ value: String) -> String {
+        var out = ""
+        appendQuoted(value, to: &out)
+        return out
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Observability
 
 /// The decoded header and claims of an App Store Server API bearer token (an ES256 JWT).
 ///
@@ -102,31 +103,5 @@ public struct AppStoreBearerToken: Sendable, Hashable {
     private static func integer(_ value: JSONValue?) -> Int64? {
         if case .integer(let integer)? = value { return integer }
         return nil
-    }
-}
-
-/// JSON string literals for the few documents this module writes (JWT claims, `verifyReceipt`
-/// requests); a full encoder would be overkill and Foundation's sorts keys through ICU.
-enum JSONString {
-    /// `value` as a quoted JSON string with the mandatory escapes.
-    static func quoted(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Observability
 import HTTP
 
 /// A client for Apple's legacy `verifyReceipt` endpoint, for StoreKit 1 app receipts.
