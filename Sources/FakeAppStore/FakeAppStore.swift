@@ -44,7 +44,8 @@ public final class FakeAppStore: Sendable {
         self.router = router
         self.server = try HTTPServer(
             configuration: .init(host: configuration.host, port: configuration.port,
-                                 threadPoolSize: configuration.threadPoolSize),
+                                 threadPoolSize: configuration.threadPoolSize,
+                                 connectionLimit: configuration.connectionLimit),
             handler: { request in await router.handle(request) })
     }
 

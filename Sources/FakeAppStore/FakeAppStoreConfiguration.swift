@@ -9,6 +9,10 @@ public struct FakeAppStoreConfiguration: Sendable {
     public var port: Int = 0
     /// libmicrohttpd threads (handlers run as tasks, so this bounds socket I/O only).
     public var threadPoolSize: Int = 2
+    /// Most open client connections (libmicrohttpd's default is `FD_SETSIZE - 4`, about 1,000).
+    /// HTTP/1.1 needs one connection per in-flight request, so a load test with thousands of
+    /// requests outstanding needs a higher cap (and a matching `ulimit -n`).
+    public var connectionLimit: Int = 16_384
     /// The app the fake serves: the JWT `bid` must match and every transaction carries it.
     public var bundleId: String
     /// The app's App Store id, echoed in Production responses.

@@ -5,8 +5,11 @@ public struct StageRunnerConfiguration: Sendable {
     /// Records admitted and not yet finished, across all partitions (default 256). When reached,
     /// the runner pauses the source's partitions and keeps pulling (see ``StageRunner``).
     public var maxInFlight: Int
-    /// Partitions are resumed once in-flight records drop to this many (default `maxInFlight / 2`),
-    /// so a saturated runner does not pause and resume on every record.
+    /// Partitions are resumed once in-flight records drop to this many (default `maxInFlight`
+    /// minus an eighth), so a saturated runner does not pause and resume on every record. The
+    /// band is kept narrow on purpose: a stage bound by latency (the verify stage waiting 250 ms
+    /// on Apple) runs at `inFlight / latency`, and resuming only at half would cost it up to half
+    /// its throughput (measured with `receiptd bench appstore`).
     public var resumeThreshold: Int?
     /// Longest one `process` call may take before it is cancelled and counted as a transient
     /// `timeout` failure (default 30 s).
@@ -43,7 +46,7 @@ public struct StageRunnerConfiguration: Sendable {
 
     /// The resume threshold in effect.
     public var effectiveResumeThreshold: Int {
-        resumeThreshold ?? maxInFlight / 2
+        resumeThreshold ?? maxInFlight - max(1, maxInFlight / 8)
     }
 
     /// Checks every value is usable.
