@@ -20,4 +20,10 @@ public enum LoggingKeys {
     public static let retryTier = "retry.tier"
     /// The id of a `receiptd replay` run.
     public static let replayId = "replay.id"
+    /// The most records a stage runner had in flight at once.
+    public static let runnerPeakInFlight = "runner.peak_in_flight"
+    /// The runner's configured in-flight bound.
+    public static let runnerMaxInFlight = "runner.max_in_flight"
+    /// How many times the runner reached its bound and paused its partitions.
+    public static let runnerBackpressurePauses = "runner.backpressure_pauses"
 }

@@ -76,6 +76,8 @@ struct RunnerState {
     private(set) var running = 0
     /// Most records ever in flight at once (for tests and metrics).
     private(set) var peakInFlight = 0
+    /// Times the runner reached `maxInFlight` and paused its partitions (backpressure engaged).
+    private(set) var backpressureEngagements = 0
     /// Whether the runner stopped admitting and starting work.
     private(set) var stopping = false
     /// Whether the source ended: nothing more is admitted, but everything admitted is finished.
@@ -132,6 +134,7 @@ struct RunnerState {
         }
         if !backpressured && inFlight >= maxInFlight {
             backpressured = true
+            backpressureEngagements += 1
             syncPause(&effects)
         }
         return effects

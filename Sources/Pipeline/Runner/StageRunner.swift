@@ -186,6 +186,10 @@ public final class StageRunner<S: Stage>: Sendable {
     /// The most records that were in flight at once (tests check the bound with it).
     public var peakInFlight: Int { state.withLock { $0.runner.peakInFlight } }
 
+    /// How many times ``StageRunnerConfiguration/maxInFlight`` was reached and the partitions were
+    /// paused: with ``peakInFlight``, the evidence that backpressure bounded the work.
+    public var backpressureEngagements: Int { state.withLock { $0.runner.backpressureEngagements } }
+
     /// Records the delay gate currently holds (read from a retry tier, not yet due).
     public var heldRecordCount: Int { state.withLock { $0.runner.heldCount } }
 

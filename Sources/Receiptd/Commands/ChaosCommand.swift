@@ -22,14 +22,24 @@ struct ChaosCommand: Command {
         commandName: "chaos",
         abstract: "Run the pipeline under worker kills, broker and App Store faults, and account for every submission",
         usage: """
-        receiptd chaos [--submissions N] [--kills N] [--seed N] [--workers N] [--max-lag N] [--timeout SECONDS] [--keep]
+        receiptd chaos [--submissions N] [--kills N] [--seed N] [--workers N] [--max-lag N] [--broker-down SECONDS]
+                       [--appstore-outage SECONDS] [--timeout SECONDS] [--kafka-debug CONTEXTS] [--keep]
 
           --submissions N   submissions to publish (default 100000)
           --kills N         SIGKILLs of random workers, spread over the run (default 8)
           --seed N          seed for the mix, the kills and the faults (default 1)
           --workers N       worker processes per stage (default 2)
           --max-lag N       publish only while fewer than N submissions are unaccounted (default 4000)
+          --broker-down S   how long broker 1 stays down a third of the way in (default 2); longer
+                            than the group session (6 s) makes every group lose its partitions
+          --appstore-outage S
+                            how long every App Store answer is a 5xx halfway through (default 10);
+                            longer than the retry tiers (1+2+4 s), so some submissions dead-letter
+                            and are replayed at the end; 0 turns it off
           --timeout S       give up when nothing progresses for S seconds (default 90)
+          --kafka-debug C   librdkafka debug contexts for every worker (e.g. cgrp,fetch); the workers'
+                            logs (kept with --keep) then carry librdkafka's own trace
+          --keep            keep the run directory (worker logs, configuration, fake App Store PKI)
         """)
 
     var submissions = 100_000
@@ -38,10 +48,14 @@ struct ChaosCommand: Command {
     var workers = 2
     var maxLag = 4000
     var stallTimeout: Duration = .seconds(90)
+    var brokerDown: Duration = .seconds(2)
+    var appStoreOutage: Duration = .seconds(10)
+    var kafkaDebug: String?
     var keep = false
 
     init(arguments: [String]) throws {
-        let parser = try ArgumentParser(arguments, options: ["--submissions", "--kills", "--seed", "--workers", "--max-lag", "--timeout"],
+        let parser = try ArgumentParser(arguments, options: ["--submissions", "--kills", "--seed", "--workers", "--max-lag", "--timeout",
+                                                              "--broker-down", "--appstore-outage", "--kafka-debug"],
                                         flags: ["--keep"])
         guard parser.positionals.isEmpty else { throw ValidationError("unexpected argument \(parser.positionals[0])") }
         submissions = try parser.integer("--submissions", in: 1...1_000_000) ?? 100_000
@@ -50,6 +64,9 @@ struct ChaosCommand: Command {
         workers = try parser.integer("--workers", in: 1...8) ?? 2
         maxLag = try parser.integer("--max-lag", in: 100...1_000_000) ?? 4000
         stallTimeout = try parser.seconds("--timeout") ?? .seconds(90)
+        brokerDown = try parser.seconds("--broker-down") ?? .seconds(2)
+        appStoreOutage = try parser.seconds("--appstore-outage") ?? .seconds(10)
+        kafkaDebug = parser.option("--kafka-debug")
         keep = parser.flag("--keep")
     }
 
@@ -59,6 +76,10 @@ struct ChaosCommand: Command {
             $0.retry.tierDelaysSeconds = [1, 2, 4]
             $0.kafka.sessionTimeoutSeconds = 6
             $0.kafka.commitIntervalSeconds = 1
+            if let kafkaDebug {
+                $0.kafka.properties["debug"] = kafkaDebug
+                $0.log.level = "debug"
+            }
         }
         defer {
             KafkaLogging.bootstrap { _ in }
@@ -98,6 +119,7 @@ struct ChaosCommand: Command {
         let started = ContinuousClock.now
 
         var published = 0
+        var outageEnds: ContinuousClock.Instant?
         while published < submissions {
             // Pace by lag: the embedded broker keeps only ~5 MiB per partition.
             var lastProgress = ContinuousClock.now
@@ -126,11 +148,27 @@ struct ChaosCommand: Command {
                 try victim.start()
             }
             if before < submissions / 3, published >= submissions / 3 {
-                printError("  chaos: broker 1 down for 2 s")
+                printError("  chaos: broker 1 down for \(brokerDown)")
                 harness.broker.cluster.setBrokerDown(1)
-                try await Task.sleep(for: .seconds(2))
+                try await Task.sleep(for: brokerDown)
                 harness.broker.cluster.setBrokerUp(1)
                 ledger.brokerFaults += 1
+            }
+            if before < submissions / 2, published >= submissions / 2, appStoreOutage > .zero {
+                // Not a sleep: publishing and kills go on while Apple is "down", so retries pile up in
+                // the tiers and the oldest run out of them into the dead-letter topic.
+                printError("  chaos: App Store answers 5xx for \(appStoreOutage)")
+                var outage = FakeAppStoreFaults()
+                outage.latency = faults.latency
+                outage.serverErrorRate = 1
+                try harness.appStore.setFaults(outage)
+                outageEnds = .now + appStoreOutage
+                ledger.appStoreOutages += 1
+            }
+            if let ends = outageEnds, ContinuousClock.now >= ends {
+                try harness.appStore.setFaults(faults)
+                outageEnds = nil
+                printError("  chaos: App Store back")
             }
             if before < 2 * submissions / 3, published >= 2 * submissions / 3 {
                 printError("  chaos: injecting Produce and Fetch request errors")
@@ -154,6 +192,7 @@ struct ChaosCommand: Command {
         ledger.appStore = harness.appStore.statistics
         for worker in workerList { worker.send(SIGTERM) }
         for worker in workerList { _ = await worker.waitForExit(timeout: .seconds(30)) }
+        ledger.backpressure = workerList.compactMap(BackpressureReport.init(worker:))
         await producer.close()
         await tally.close()
         print(ledger.render(submissions: submissions + baseline))

@@ -123,7 +123,12 @@ enum StageWorker {
         // Offsets stored by the runner are committed here; then queued outputs are flushed.
         await source.close()
         await sink.close()
-        logger.notice("stage worker stopped", metadata: [LoggingKeys.stageName: .string(S.name.rawValue)])
+        logger.notice("stage worker stopped", metadata: [
+            LoggingKeys.stageName: .string(S.name.rawValue),
+            LoggingKeys.runnerPeakInFlight: .int(Int64(runner.peakInFlight)),
+            LoggingKeys.runnerMaxInFlight: .int(Int64(runnerConfiguration.maxInFlight)),
+            LoggingKeys.runnerBackpressurePauses: .int(Int64(runner.backpressureEngagements)),
+        ])
         return failure == nil ? 0 : 1
     }
 }

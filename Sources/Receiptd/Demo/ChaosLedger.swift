@@ -7,11 +7,14 @@ struct ChaosLedger {
     var expectations: [String: SubmissionGenerator.Expectation] = [:]
     var kills = 0
     var brokerFaults = 0
+    var appStoreOutages = 0
     var replay: ReplaySummary?
     var elapsed: Duration = .zero
     var retentionViolations: [String] = []
     var counts = OutcomeTally.Counts()
     var appStore: FakeAppStoreStatistics?
+    /// The surviving workers' in-flight peaks (killed incarnations leave no report).
+    var backpressure: [BackpressureReport] = []
 
     /// Submissions without any verdict.
     func lost(submissions: Int) -> Int { submissions - counts.accounted.count }
@@ -26,19 +29,34 @@ struct ChaosLedger {
         return out
     }
 
+    /// Transactions granted or renewed more than once (different event ids, same transaction).
+    var doubleGrants: Int { counts.grantsPerTransaction.values.filter { $0 > 1 }.count }
+    /// Submissions whose verdict contradicts what the generator knew: a forgery granted, a genuine
+    /// purchase rejected, a rejection with the wrong reason. Dead letters and lost submissions are
+    /// counted by their own rows.
+    var wrongVerdicts: [(id: String, expected: String, got: String)] {
+        expectations.compactMap { id, expectation in
+            guard let verdict = counts.verdicts[id], !verdict.hasPrefix("dead-letter:"),
+                  !expectation.accepts(verdict, anyOrder: true) else { return nil }
+            return (id, expectation.verdict, verdict)
+        }.sorted { $0.id < $1.id }
+    }
+
     func passed(submissions: Int) -> Bool {
-        lost(submissions: submissions) == 0 && duplicated == 0 && retentionViolations.isEmpty
+        lost(submissions: submissions) == 0 && duplicated == 0 && doubleGrants == 0 && wrongVerdicts.isEmpty
+            && retentionViolations.isEmpty
     }
 
     func render(submissions: Int) -> String {
-        var lines = ["", "receiptd chaos ledger", "  " + String(repeating: "-", count: 56)]
+        var lines = ["", "receiptd chaos ledger", "  " + String(repeating: "-", count: 60)]
         func row(_ label: String, _ value: Any) {
-            lines.append("  " + label.padding(toLength: 40, withPad: " ", startingAt: 0) + "\(value)")
+            lines.append("  " + label.padding(toLength: 44, withPad: " ", startingAt: 0) + "\(value)")
         }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         row("submissions", submissions)
         row("worker SIGKILLs (restarted)", kills)
         row("broker faults (down/up, request errors)", brokerFaults)
+        row("App Store outages (every answer 5xx)", appStoreOutages)
         if let appStore {
             row("App Store faults injected", "21005 \(appStore.status21005), 5xx \(appStore.serverErrors), 429 \(appStore.rateLimited), "
                 + "dropped \(appStore.dropped) of \(appStore.requests) requests")
@@ -60,11 +78,22 @@ struct ChaosLedger {
             lines.append("    ! \(id): expected \(expectations[id].map { "\($0)" } ?? "?")")
         }
         row("DUPLICATED (event emitted twice)", duplicated)
+        row("DOUBLE GRANTS (transaction granted twice)", doubleGrants)
+        let wrong = wrongVerdicts
+        row("WRONG VERDICTS (vs the generator)", wrong.count)
+        for (id, expected, got) in wrong.prefix(5) { lines.append("    ! \(id): expected \(expected), got \(got)") }
         row("retention passed a committed offset", retentionViolations.count)
+        if let bound = backpressure.first?.maxInFlight {
+            // The runner pauses at the bound; records librdkafka had prefetched before the pause took
+            // effect are still admitted, so a peak slightly above the bound is expected and bounded.
+            let peaks = backpressure.map { "\($0.worker) \($0.peakInFlight)" }.joined(separator: ", ")
+            row("peak records in flight (bound \(bound))", peaks)
+            row("backpressure pauses", backpressure.map(\.pauses).reduce(0, +))
+        }
         for violation in retentionViolations.prefix(5) { lines.append("    ! " + violation) }
         row("elapsed", String(format: "%.1f s", seconds))
-        lines.append("  " + String(repeating: "-", count: 56))
-        lines.append(passed(submissions: submissions) ? "  result: PASS (0 lost, 0 duplicated)" : "  result: FAIL")
+        lines.append("  " + String(repeating: "-", count: 60))
+        lines.append(passed(submissions: submissions) ? "  result: PASS (0 lost, 0 duplicated, 0 wrong)" : "  result: FAIL")
         return lines.joined(separator: "\n")
     }
 }

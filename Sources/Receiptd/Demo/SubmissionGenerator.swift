@@ -17,6 +17,31 @@ struct SubmissionGenerator {
         case rejected(reason: String)
         /// A duplicate of an earlier transaction: suppressed by fulfil.
         case duplicate
+
+        /// The verdict the tally records for a submission that met this expectation.
+        var verdict: String {
+            switch self {
+            case .entitlement(let action): action
+            case .rejected(let reason): "rejected:" + reason
+            case .duplicate: "duplicate-suppressed"
+            }
+        }
+
+        /// Whether `verdict` is right for this expectation. With `anyOrder`, a genuine submission
+        /// may end as its transaction's change or as the suppressed duplicate: under chaos a
+        /// replayed dead letter can reach fulfil after a later copy of the same transaction, and
+        /// which copy grants is then a matter of order, not of correctness (the double-grant
+        /// check guards the count). A rejection must always carry exactly the expected reason.
+        func accepts(_ verdict: String, anyOrder: Bool) -> Bool {
+            if verdict == self.verdict { return true }
+            guard anyOrder else { return false }
+            switch self {
+            case .entitlement, .duplicate:
+                return verdict == "duplicate-suppressed" || !(verdict.hasPrefix("rejected:") || verdict.hasPrefix("dead-letter:"))
+            case .rejected:
+                return false
+            }
+        }
     }
 
     struct Submission: Sendable {
