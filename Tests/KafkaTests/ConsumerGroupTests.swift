@@ -139,4 +139,37 @@ struct ConsumerGroupTests {
         #expect(storeFailures.value.isEmpty, "\(storeFailures.value)")
         await producer.close()
     }
+
+    /// librdkafka keeps a partition's pause flag across unassign and assign, so a partition paused
+    /// (by backpressure or a waiting retry) when a rebalance takes it away and hands it back
+    /// would stay paused in librdkafka while the consumer believes it fresh: a silent, permanent
+    /// stall (found by the chaos run after a broker outage). An assignment must start unpaused.
+    @Test("a partition paused before a rebalance and assigned back is consumed again without a resume")
+    func reassignedPausedPartitionIsConsumed() async throws {
+        let cluster = try KafkaMockCluster()
+        let topic = uniqueTopic("paused-rebalance")
+        try cluster.createTopic(name: topic, partitions: 2)
+        let producer = try KafkaProducer(configuration: .test(cluster.bootstrapServers))
+        let group = uniqueTopic("group")
+        var configuration = KafkaConsumerConfiguration.test(cluster.bootstrapServers, group: group, topics: [topic])
+        configuration.partitionAssignmentStrategy = .range
+
+        let a = try KafkaConsumer(configuration: configuration)
+        _ = try await producer.sendAll(makeMessages(2, topic: topic, partitions: 2))
+        _ = try await take(2, from: a, store: true)
+        try a.pause(a.assignment)
+        #expect(a.assignment.count == 2)
+
+        // B joins (A gives up both partitions and gets one back), then leaves (A gets both back).
+        let b = try KafkaConsumer(configuration: configuration)
+        try await waitUntil("B assigned") { !b.assignment.isEmpty }
+        await b.close()
+        try await waitUntil("A owns both partitions again") { a.assignment.count == 2 }
+
+        _ = try await producer.sendAll(makeMessages(10, topic: topic, partitions: 2, offset: 2))
+        let after = try await take(10, from: a, timeout: .seconds(20))
+        #expect(Set(after.map(\.partition)) == [0, 1])
+        await a.close()
+        await producer.close()
+    }
 }

@@ -25,6 +25,15 @@ func withDeadline<T: Sendable>(
     }
 }
 
+/// Polls `condition` every 50 ms until it holds, throwing ``DeadlineExceeded`` after `timeout`
+/// (for state a consumer's own threads change, such as its assignment after a rebalance).
+func waitUntil(_ what: String, timeout: Duration = .seconds(20), _ condition: @escaping @Sendable () -> Bool) async throws {
+    try await withDeadline(timeout, what) {
+        while !condition() { try await Task.sleep(for: .milliseconds(50)) }
+        return true
+    }
+}
+
 /// Takes exactly `count` messages from `consumer` (storing each offset when `store` is set).
 func take(
     _ count: Int, from consumer: KafkaConsumer, store: Bool = false, timeout: Duration = .seconds(15)

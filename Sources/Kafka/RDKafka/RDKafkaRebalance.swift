@@ -3,7 +3,7 @@ import CRdKafka
 /// The Swift steps of a group rebalance, called in order from librdkafka's rebalance
 /// callback on the consumer's poll thread.
 ///
-/// On assignment: `assign` (eager or incremental), then ``assigned``.
+/// On assignment: `assign` (eager or incremental), resume (see below), then ``assigned``.
 /// On revocation: ``revoking`` (the consumer drops buffered messages of those partitions and
 /// runs the application's revoke hook), then a synchronous commit of stored offsets (unless
 /// the assignment was lost), then `unassign`, then ``revoked``.
@@ -40,6 +40,12 @@ func rdKafkaRebalanceCallback(
             let result = rd_kafka_assign(rk, partitions)
             if result != RD_KAFKA_RESP_ERR_NO_ERROR { handlers.error(KafkaError(result, context: "assign")) }
         }
+        // librdkafka keeps a partition's pause flag across unassign and assign: one paused when a
+        // rebalance took it away would come back paused, while the consumer (which forgets pauses
+        // on revoke) believes it fresh, and it would never be fetched again. A new assignment
+        // therefore always starts resumed; the application pauses again if it wants to.
+        let resumed = rd_kafka_resume_partitions(rk, partitions)
+        if resumed != RD_KAFKA_RESP_ERR_NO_ERROR { handlers.error(KafkaError(resumed, context: "resume on assign")) }
         handlers.assigned(topicPartitions)
 
     case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
