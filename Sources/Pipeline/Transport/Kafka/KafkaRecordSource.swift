@@ -25,7 +25,7 @@ import Synchronization
 ///   fresh message of a partition it got back, which would let the offset store skip it.)
 public final class KafkaRecordSource: RecordSource {
     private struct State {
-        var continuation: AsyncStream<SourceEvent>.Continuation?
+        var channel: SourceEventChannel?
         /// Partitions assigned and not revoked (kept before the runner iterates, too).
         var owned: Set<TopicPartition> = []
     }
@@ -37,6 +37,7 @@ public final class KafkaRecordSource: RecordSource {
     private let consumer: KafkaConsumer
     private let shared: Shared
     private let logger: Logger
+    private let bufferedRecords: Int
 
     /// Creates the consumer.
     /// - Parameters:
@@ -44,30 +45,37 @@ public final class KafkaRecordSource: RecordSource {
     ///     `onPartitionsRevoked` hooks are set here.
     ///   - revocationTimeout: the longest the poll thread waits for the runner to settle revoked
     ///     partitions (give it the runner's own revocation timeout plus a margin).
+    ///   - bufferedRecords: records that may wait between the consumer and the runner (see
+    ///     ``SourceEventChannel``); beyond them the consumer's own buffer fills and pauses fetching.
     ///   - logger: for adapter-level events.
     /// - Throws: ``KafkaError`` for invalid configuration.
-    public init(configuration: KafkaConsumerConfiguration, revocationTimeout: Duration, logger: Logger) throws {
+    public init(configuration: KafkaConsumerConfiguration, revocationTimeout: Duration, bufferedRecords: Int = 64,
+                logger: Logger) throws {
         let shared = Shared()
         var configuration = configuration
         let waitMilliseconds = Int(revocationTimeout.components.seconds * 1000
                                    + revocationTimeout.components.attoseconds / 1_000_000_000_000_000)
+        // Lock order: the channel's lock may take `shared.state` (the ownership check in `send`),
+        // so the hooks never call into the channel while holding `shared.state`.
         configuration.onPartitionsAssigned = { partitions in
-            shared.state.withLock { state in
-                let mapped = partitions.map { TopicPartition(topic: $0.topic, partition: $0.partition) }
+            let mapped = partitions.map { TopicPartition(topic: $0.topic, partition: $0.partition) }
+            let channel = shared.state.withLock { state in
                 state.owned.formUnion(mapped)
-                state.continuation?.yield(.assigned(mapped))
+                return state.channel
             }
+            channel?.yieldControl(.assigned(mapped))
         }
         configuration.onPartitionsRevoked = { partitions in
             let acknowledged = DispatchSemaphore(value: 0)
-            let yielded: Bool = shared.state.withLock { state in
-                let mapped = partitions.map { TopicPartition(topic: $0.topic, partition: $0.partition) }
+            let mapped = partitions.map { TopicPartition(topic: $0.topic, partition: $0.partition) }
+            // Ownership ends first: a record of these partitions not yet enqueued is refused from
+            // here on, and one already enqueued precedes the revocation in the channel's order.
+            let channel = shared.state.withLock { state in
                 state.owned.subtract(mapped)
-                guard let continuation = state.continuation else { return false }
-                continuation.yield(.revoked(PartitionRevocation(partitions: mapped, onAcknowledge: { acknowledged.signal() })))
-                return true
+                return state.channel
             }
-            if yielded, acknowledged.wait(timeout: .now() + .milliseconds(waitMilliseconds)) == .timedOut {
+            channel?.yieldControl(.revoked(PartitionRevocation(partitions: mapped, onAcknowledge: { acknowledged.signal() })))
+            if channel != nil, acknowledged.wait(timeout: .now() + .milliseconds(waitMilliseconds)) == .timedOut {
                 logger.warning("revocation not acknowledged in time; releasing partitions", metadata: [
                     LoggingKeys.kafkaPartition: .string(partitions.map(\.description).joined(separator: ",")),
                 ])
@@ -76,18 +84,20 @@ public final class KafkaRecordSource: RecordSource {
         self.consumer = try KafkaConsumer(configuration: configuration)
         self.shared = shared
         self.logger = logger
+        self.bufferedRecords = bufferedRecords
     }
 
     /// The underlying consumer (watermarks, committed offsets, close).
     public var kafkaConsumer: KafkaConsumer { consumer }
 
-    public func events() -> AsyncStream<SourceEvent> {
-        let (stream, continuation) = AsyncStream<SourceEvent>.makeStream()
-        shared.state.withLock { state in
-            state.continuation = continuation
-            // Assigned before the runner started iterating: say so first.
-            if !state.owned.isEmpty { continuation.yield(.assigned(state.owned.sorted())) }
+    public func events() -> SourceEventChannel {
+        let channel = SourceEventChannel(capacity: bufferedRecords)
+        let owned: Set<TopicPartition> = shared.state.withLock { state in
+            state.channel = channel
+            return state.owned
         }
+        // Assigned before the runner started iterating: say so first.
+        if !owned.isEmpty { channel.yieldControl(.assigned(owned.sorted())) }
         let consumer = self.consumer
         let shared = self.shared
         let logger = self.logger
@@ -108,22 +118,26 @@ public final class KafkaRecordSource: RecordSource {
                 while true {
                     guard let message = try await iterator.next() else { break }
                     let record = InboundRecord(message)
-                    shared.state.withLock { state in
-                        guard state.owned.contains(record.topicPartition) else { return }  // revoked since taken
-                        state.continuation?.yield(.record(record))
-                    }
+                    // Waits while the channel is full: the consumer's buffer then fills and pauses
+                    // fetching. A record whose partition was revoked meanwhile is dropped.
+                    await channel.send(record, if: {
+                        shared.state.withLock { $0.owned.contains(record.topicPartition) }
+                    })
+                    if Task.isCancelled { break }
                 }
             } catch {
                 logger.error("kafka consumer stopped", metadata: [LoggingKeys.errorMessage: .string("\(error)")])
             }
-            shared.state.withLock { $0.continuation = nil }
-            continuation.finish()
+            shared.state.withLock { state in
+                if state.channel === channel { state.channel = nil }
+            }
+            channel.finish()
         }
-        continuation.onTermination = { _ in
+        channel.onTermination {
             records.cancel()
             assignments.cancel()
         }
-        return stream
+        return channel
     }
 
     public func storeOffset(of position: RecordPosition) async throws {
@@ -142,7 +156,11 @@ public final class KafkaRecordSource: RecordSource {
 
     /// Commits stored offsets and leaves the group.
     public func close() async {
-        shared.state.withLock { $0.continuation = nil }
+        let channel = shared.state.withLock { state in
+            defer { state.channel = nil }
+            return state.channel
+        }
+        channel?.finish()
         await consumer.close()
     }
 

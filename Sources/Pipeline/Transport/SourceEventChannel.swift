@@ -1,0 +1,179 @@
+import Synchronization
+
+/// The bounded, ordered hand-off between a source's producers (a Kafka consumer's message task and
+/// its rebalance hooks) and the one runner that iterates it.
+///
+/// Why not an `AsyncStream`: its buffer is unbounded or drops elements. Unbounded, a task copying
+/// messages from the consumer into it drains the consumer's own buffer as fast as librdkafka fills
+/// it, so the consumer's backpressure never engages and everything librdkafka prefetched piles up
+/// in front of the runner (the chaos run measured a verify worker with three times its in-flight
+/// bound admitted). Here ``send(_:if:)`` suspends while `capacity` records wait, so the consumer's
+/// buffer fills and pauses fetching instead.
+///
+/// Control events (``SourceEvent/assigned(_:)``, ``SourceEvent/revoked(_:)``) never wait: they
+/// come from librdkafka's poll thread, which must not block on the runner, and they are few.
+/// Everything is delivered in the order it was enqueued.
+public final class SourceEventChannel: AsyncSequence, Sendable {
+    public typealias Element = SourceEvent
+
+    private struct State {
+        var queue: [SourceEvent] = []
+        var head = 0
+        var records = 0
+        var finished = false
+        var receiver: CheckedContinuation<SourceEvent?, Never>?
+        var senders: [CheckedContinuation<Void, Never>] = []
+        var onTermination: (@Sendable () -> Void)?
+    }
+
+    /// Records that may wait in the channel before ``send(_:if:)`` suspends.
+    public let capacity: Int
+    private let state = Mutex(State())
+
+    /// - Parameter capacity: records buffered before senders wait (at least 1).
+    public init(capacity: Int) {
+        self.capacity = Swift.max(1, capacity)
+    }
+
+    /// Called once when the channel finishes or its iterator is cancelled: where the source stops
+    /// the tasks that feed it.
+    public func onTermination(_ handler: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onTermination = handler }
+    }
+
+    /// Enqueues a record, waiting while the channel is full. `admit` runs under the channel's lock
+    /// right before the record is enqueued, so a decision such as "is this partition still owned"
+    /// is atomic with the record's place in the order.
+    /// - Returns: false when the record was not enqueued (refused by `admit`, or the channel finished).
+    @discardableResult
+    public func send(_ record: InboundRecord, if admit: @Sendable () -> Bool = { true }) async -> Bool {
+        while true {
+            enum Step { case done(Bool), wait }
+            let step: Step = state.withLock { state in
+                if state.finished { return .done(false) }
+                guard state.records >= capacity else {
+                    guard admit() else { return .done(false) }
+                    Self.enqueue(.record(record), &state)
+                    return .done(true)
+                }
+                return .wait
+            }
+            switch step {
+            case .done(let enqueued): return enqueued
+            case .wait:
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let resumeNow = state.withLock { state in
+                        if state.finished || state.records < capacity { return true }
+                        state.senders.append(continuation)
+                        return false
+                    }
+                    if resumeNow { continuation.resume() }
+                }
+            }
+        }
+    }
+
+    /// Enqueues a control event at once, whatever the number of waiting records.
+    public func yieldControl(_ event: SourceEvent) {
+        state.withLock { state in
+            guard !state.finished else { return }
+            Self.enqueue(event, &state)
+        }
+    }
+
+    /// Ends the channel: the receiver gets what is queued, then nil; waiting senders return false.
+    public func finish() {
+        terminate(dropQueued: false)
+    }
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(channel: self)
+    }
+
+    /// Iterates the channel; ends with nil when it finished or the iterating task is cancelled.
+    public struct Iterator: AsyncIteratorProtocol {
+        let channel: SourceEventChannel
+
+        public mutating func next() async -> SourceEvent? {
+            await channel.receive()
+        }
+    }
+
+    // MARK: internals
+
+    private func receive() async -> SourceEvent? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<SourceEvent?, Never>) in
+                let (event, ready, senders) = state.withLock { state -> (SourceEvent?, Bool, [CheckedContinuation<Void, Never>]) in
+                    if let event = Self.dequeue(&state) {
+                        return (event, true, Self.takeSendersIfRoom(&state, capacity: capacity))
+                    }
+                    if state.finished || Task.isCancelled { return (nil, true, []) }
+                    state.receiver = continuation
+                    return (nil, false, [])
+                }
+                for sender in senders { sender.resume() }
+                if ready { continuation.resume(returning: event) }
+            }
+        } onCancel: {
+            terminate(dropQueued: true)
+        }
+    }
+
+    /// Finishes the channel; on cancellation the queue is dropped too (the runner stopped reading,
+    /// and the records' offsets were never stored, so they are redelivered).
+    private func terminate(dropQueued: Bool) {
+        let (receiver, senders, handler) = state.withLock { state in
+            let first = !state.finished
+            state.finished = true
+            if dropQueued {
+                state.queue.removeAll()
+                state.head = 0
+                state.records = 0
+            }
+            let receiver = state.head == state.queue.count ? state.receiver : nil
+            if receiver != nil { state.receiver = nil }
+            let senders = state.senders
+            state.senders.removeAll()
+            let handler = first ? state.onTermination : nil
+            if first { state.onTermination = nil }
+            return (receiver, senders, handler)
+        }
+        receiver?.resume(returning: nil)
+        for sender in senders { sender.resume() }
+        handler?()
+    }
+
+    private static func enqueue(_ event: SourceEvent, _ state: inout State) {
+        if let receiver = state.receiver {
+            // The receiver waits only on an empty queue: hand the event over directly.
+            state.receiver = nil
+            receiver.resume(returning: event)
+            return
+        }
+        if case .record = event { state.records += 1 }
+        state.queue.append(event)
+    }
+
+    private static func dequeue(_ state: inout State) -> SourceEvent? {
+        guard state.head < state.queue.count else { return nil }
+        let event = state.queue[state.head]
+        state.head += 1
+        if case .record = event { state.records -= 1 }
+        if state.head == state.queue.count {
+            state.queue.removeAll(keepingCapacity: true)
+            state.head = 0
+        } else if state.head >= 1024, state.head * 2 >= state.queue.count {
+            state.queue.removeFirst(state.head)
+            state.head = 0
+        }
+        return event
+    }
+
+    private static func takeSendersIfRoom(_ state: inout State, capacity: Int) -> [CheckedContinuation<Void, Never>] {
+        guard state.records < capacity, !state.senders.isEmpty else { return [] }
+        let senders = state.senders
+        state.senders.removeAll()
+        return senders
+    }
+}

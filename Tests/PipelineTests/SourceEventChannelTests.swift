@@ -1,0 +1,98 @@
+import Foundation
+import Pipeline
+import Synchronization
+import Testing
+
+/// A counter tasks can share (an `Atomic` cannot be captured by an escaping closure).
+private final class Counter: Sendable {
+    let value = Atomic<Int>(0)
+    var current: Int { value.load(ordering: .relaxed) }
+}
+
+@Suite("SourceEventChannel: bounded, ordered hand-off from a source to its runner")
+struct SourceEventChannelTests {
+    private func record(_ offset: Int64, partition: Int32 = 0) -> InboundRecord {
+        InboundRecord(topic: "t", partition: partition, offset: offset, key: nil, value: [], timestamp: Date())
+    }
+
+    private func offsets(_ events: [SourceEvent]) -> [String] {
+        events.map { event in
+            switch event {
+            case .record(let record): "r\(record.offset)"
+            case .assigned: "assigned"
+            case .revoked: "revoked"
+            }
+        }
+    }
+
+    @Test("records and control events come out in the order they went in; control events ignore the capacity")
+    func orderAndControlEvents() async {
+        let channel = SourceEventChannel(capacity: 2)
+        channel.yieldControl(.assigned([TopicPartition(topic: "t", partition: 0)]))
+        #expect(await channel.send(record(0)))
+        #expect(await channel.send(record(1)))
+        // Full of records, yet a revocation still goes in at once (the poll thread must not wait).
+        channel.yieldControl(.revoked(PartitionRevocation(partitions: [TopicPartition(topic: "t", partition: 0)], onAcknowledge: {})))
+        channel.finish()
+        var received: [SourceEvent] = []
+        for await event in channel { received.append(event) }
+        #expect(offsets(received) == ["assigned", "r0", "r1", "revoked"])
+    }
+
+    @Test("a sender waits while the channel holds `capacity` records and goes on when one is taken")
+    func sendWaitsWhenFull() async {
+        let channel = SourceEventChannel(capacity: 2)
+        let sent = Counter()
+        let sender = Task {
+            for offset in Int64(0)..<5 {
+                await channel.send(record(offset))
+                sent.value.add(1, ordering: .relaxed)
+            }
+            channel.finish()
+        }
+        // The sender fills the channel and then must stop: it cannot finish before anything is read.
+        while sent.current < 2 { await Task.yield() }
+        for _ in 0..<100 { await Task.yield() }
+        #expect(sent.current == 2)
+        var iterator = channel.makeAsyncIterator()
+        var received: [SourceEvent] = []
+        while let event = await iterator.next() { received.append(event) }
+        await sender.value
+        #expect(offsets(received) == ["r0", "r1", "r2", "r3", "r4"])
+    }
+
+    @Test("a record its `admit` check refuses is not enqueued and the sender is told")
+    func admitRefuses() async {
+        let channel = SourceEventChannel(capacity: 4)
+        #expect(await channel.send(record(0), if: { false }) == false)
+        #expect(await channel.send(record(1)))
+        channel.finish()
+        var received: [SourceEvent] = []
+        for await event in channel { received.append(event) }
+        #expect(offsets(received) == ["r1"])
+        #expect(await channel.send(record(2)) == false, "a finished channel takes nothing more")
+    }
+
+    @Test("cancelling the reading task ends its iteration, releases a waiting sender and runs the termination handler")
+    func cancellationEndsIteration() async {
+        let channel = SourceEventChannel(capacity: 1)
+        let terminated = Counter()
+        channel.onTermination { terminated.value.add(1, ordering: .relaxed) }
+        #expect(await channel.send(record(0)))
+        let blockedSender = Task { await channel.send(record(1)) }
+        let reader = Task {
+            var count = 0
+            for await _ in channel { count += 1 }
+            return count
+        }
+        // The reader takes r0 (and perhaps r1) and then waits on an empty channel; cancel it there.
+        while reader.isCancelled == false, terminated.current == 0 {
+            reader.cancel()
+            await Task.yield()
+        }
+        let read = await reader.value
+        #expect(read <= 2)
+        #expect(terminated.current == 1, "the termination handler runs exactly once")
+        _ = await blockedSender.value  // returns (true or false): it is not left waiting forever
+    }
+}
