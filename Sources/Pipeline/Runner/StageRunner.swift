@@ -22,8 +22,10 @@ import Synchronization
 /// keeps pulling events meanwhile instead of simply not pulling, because with Kafka the poll
 /// loop must keep running: rebalance callbacks are served from it and a consumer that stops
 /// polling for `max.poll.interval.ms` is evicted from the group. Records a source had already
-/// fetched may still arrive after a pause; they are admitted, so the bound can be exceeded by the
-/// source's prefetch (not at all with ``InMemoryTransport``). Nothing is buffered unboundedly.
+/// handed over may still arrive after a pause; they are admitted, so the bound can be exceeded by
+/// what the source buffers in front of the runner: ``KafkaRecordSource``'s bounded
+/// ``SourceEventChannel`` (64 records by default; the chaos run reports each worker's peak), not
+/// at all with ``InMemoryTransport``. Nothing is buffered unboundedly.
 ///
 /// **Retry tiers and the delay gate (non-blocking retries).** A transient failure sends the record
 /// to a retry tier of the stage's input (`<input>.retry.<n>`, chosen by the ``RetryPolicy``) with

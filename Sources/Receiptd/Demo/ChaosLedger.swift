@@ -19,7 +19,7 @@ struct ChaosLedger {
     /// Submissions without any verdict.
     func lost(submissions: Int) -> Int { submissions - counts.accounted.count }
     /// Entitlement events seen more than once (the same transaction's change emitted twice).
-    var duplicated: Int { counts.eventIds.values.filter { $0 > 1 }.count }
+    var duplicated: Int { counts.eventPositions.values.filter { $0.count > 1 }.count }
     /// Submissions whose final verdict is still a dead letter.
     var stillDeadLettered: [String: Int] {
         var out: [String: Int] = [:]
@@ -78,11 +78,15 @@ struct ChaosLedger {
             lines.append("    ! \(id): expected \(expectations[id].map { "\($0)" } ?? "?")")
         }
         row("DUPLICATED (event emitted twice)", duplicated)
+        for (eventId, positions) in counts.eventPositions.filter({ $0.value.count > 1 }).sorted(by: { $0.key < $1.key }).prefix(5) {
+            lines.append("    ! \(eventId) at \(positions.joined(separator: ", "))")
+        }
         row("DOUBLE GRANTS (transaction granted twice)", doubleGrants)
         let wrong = wrongVerdicts
         row("WRONG VERDICTS (vs the generator)", wrong.count)
         for (id, expected, got) in wrong.prefix(5) { lines.append("    ! \(id): expected \(expected), got \(got)") }
         row("retention passed a committed offset", retentionViolations.count)
+        row("records re-read by the tally (ignored)", counts.rereads)
         if let bound = backpressure.first?.maxInFlight {
             // The runner pauses at the bound; records librdkafka had prefetched before the pause took
             // effect are still admitted, so a peak slightly above the bound is expected and bounded.

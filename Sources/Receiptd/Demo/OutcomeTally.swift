@@ -17,8 +17,13 @@ final class OutcomeTally: Sendable {
         var deadLettersByReason: [String: Int] = [:]
         /// Terminal result per submission: `grant`, `rejected:<reason>`, `duplicate-suppressed`, ….
         var verdicts: [String: String] = [:]
-        /// Entitlement events per event id (more than one means a re-emission).
-        var eventIds: [String: Int] = [:]
+        /// Where each entitlement event id was read (`topic/partition/offset`); two positions
+        /// mean the event was emitted twice.
+        var eventPositions: [String: [String]] = [:]
+        /// Records read at positions already seen (a consumer re-fetch, not a pipeline duplicate).
+        var rereads = 0
+        /// Every position read, so a re-fetched record is counted once.
+        var seenPositions: Set<String> = []
         /// Grants/renewals per transaction id (more than one means a double grant).
         var grantsPerTransaction: [String: Int] = [:]
         /// Where each published submission landed (`topic/partition/offset` -> submissionId).
@@ -104,12 +109,17 @@ final class OutcomeTally: Sendable {
            let offset = header(RecordHeaders.sourceOffset) {
             source = "\(topic)/\(partition)/\(offset)"
         }
+        let position = "\(message.topic)/\(message.partition)/\(message.offset)"
         counts.withLock { counts in
+            guard counts.seenPositions.insert(position).inserted else {
+                counts.rereads += 1
+                return
+            }
             switch message.topic {
             case topics.entitlementsChanged:
                 let action = object?["action"] as? String ?? "?"
                 counts.entitlementsByAction[action, default: 0] += 1
-                if let eventId = object?["eventId"] as? String { counts.eventIds[eventId, default: 0] += 1 }
+                if let eventId = object?["eventId"] as? String { counts.eventPositions[eventId, default: []].append(position) }
                 if action == "grant" || action == "renew", let tx = object?["transactionId"] as? String {
                     counts.grantsPerTransaction[tx, default: 0] += 1
                 }
