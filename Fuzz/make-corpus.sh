@@ -6,9 +6,10 @@
 # Each target defines its own seeds next to its input format (the `seeds:` of its FuzzTarget):
 # this script builds the targets and runs each with RECEIPTD_FUZZ_WRITE_SEEDS=<dir>, which writes
 # the seeds and exits. Sources: Tests/AppStoreTests/Resources/cli (openssl-made valid and invalid
-# JWS), samples signed by a fresh TestPKI, receipt-submitted/v1 documents (valid, and one per
-# ingest rejection), and ../shared/vectors (Apple's JWS and receipts, Apple's Python library
-# JWS) when present. The TestPKI keys are new on every run, so those seeds change each time.
+# JWS), Tests/AppStoreTests/Resources/receipts (openssl-made PKCS#7 receipts, make-receipt-fixtures.sh),
+# samples signed by a fresh TestPKI, receipt-submitted/v1 documents (valid, and one per ingest
+# rejection), and ../shared/vectors (Apple's JWS and receipts, Apple's Python library JWS) when
+# present. The TestPKI keys are new on every run, so those seeds change each time.
 set -euo pipefail
 fuzz_dir=$(cd "$(dirname "$0")" && pwd)
 if [ $# -gt 0 ]; then

@@ -4,6 +4,11 @@
 #
 #   Fuzz/run.sh [seconds-per-target] [target...]      default: 60 s, every target
 #
+# Every directory Fuzz/Sources/Fuzz<Name> except FuzzSupport is a target (FuzzBase64URL, FuzzIngest,
+# FuzzJSON, FuzzJWS, FuzzJWSSegments, FuzzReceipt today); each gets the same budget. One libFuzzer
+# process at a time, in this shell: no -jobs/-workers (with -jobs libFuzzer forks children that
+# log to ./fuzz-<n>.log, and the machine's 2 cores are shared).
+#
 # A target's source declares its input size bound and optional dictionary in header comments:
 #   // fuzz-max-len: 16384          (libFuzzer -max_len; default 4096)
 #   // fuzz-dict: json.dict         (Fuzz/dictionaries/json.dict as -dict)

@@ -5,6 +5,9 @@ import Foundation
 ///
 /// - `Tests/AppStoreTests/Resources/cli/`: openssl-made JWS (valid, DER signature, missing OIDs)
 ///   and their root, which the fuzz verifier trusts.
+/// - `Tests/AppStoreTests/Resources/receipts/`: openssl-made PKCS#7 receipts
+///   (`make-receipt-fixtures.sh`: valid, SHA-1, signed attributes, Xcode type, and one per
+///   rejection) and their root, which the receipt fuzz verifier trusts.
 /// - `../shared/vectors/` (optional, as in the tests): Apple-signed JWS and receipts, and the
 ///   JWS of Apple's Python library tests. Missing vectors only mean fewer seeds.
 public enum FuzzFixtures {
@@ -33,6 +36,22 @@ public enum FuzzFixtures {
         }
         return root
     }()
+
+    /// The openssl CLI receipt fixtures.
+    public static let receiptDirectory: URL = repository.appendingPathComponent("Tests/AppStoreTests/Resources/receipts")
+
+    /// `receipts/root.pem`, the root of the openssl CLI receipt fixtures.
+    public static let receiptRoot: X509Certificate = {
+        guard let pem = text(receiptDirectory.appendingPathComponent("root.pem")), let root = try? X509Certificate(pem: pem) else {
+            fatalError("missing or invalid fixture \(receiptDirectory.path)/root.pem")
+        }
+        return root
+    }()
+
+    /// Every `receipts/*.b64` (valid and invalid, base64 PKCS#7), by file name.
+    public static var receiptFixtures: [(name: String, text: String)] {
+        named(files(in: receiptDirectory, extension: "b64"))
+    }
 
     /// Every `cli/*.jws` (valid and invalid), by file name.
     public static var cliJWS: [(name: String, text: String)] {

@@ -2,7 +2,7 @@
 ///
 /// SPI `Fuzzing`: not part of the supported API, and used by nothing but the fuzz targets.
 /// Everything else the fuzz targets exercise goes through the public API
-/// (``SignedDataVerifier``, `IngestStage`).
+/// (``SignedDataVerifier``, ``AppReceiptVerifier``, ``ReceiptUtility``, `IngestStage`).
 @_spi(Fuzzing) public enum FuzzingEntryPoints {
     /// Parses bytes with the strict JSON parser that reads JWS headers and payloads.
     /// - Parameters:
@@ -31,5 +31,27 @@
     /// - Returns: The canonical encoding.
     public static func encodeBase64URL(_ bytes: [UInt8]) -> String {
         Base64URL.encode(bytes)
+    }
+
+    /// Decodes an app receipt's payload (the attribute SET signed inside the PKCS#7 envelope) with
+    /// the bounded DER walker, without any envelope or signature.
+    ///
+    /// Why: behind ``AppReceiptVerifier`` the walker only sees content whose signature verified,
+    /// which mutated input almost never has; ``ReceiptUtility`` reaches it unsigned, but only
+    /// through an envelope whose lengths a mutation inside the content breaks. This feeds the
+    /// walker directly.
+    /// - Parameter bytes: The candidate payload DER.
+    /// - Returns: The decoded receipt (no claims or dates checked against anything).
+    /// - Throws: ``VerificationError`` `invalid-receipt`, `invalid-field` or `invalid-date`.
+    public static func parseReceiptPayload(_ bytes: UnsafeBufferPointer<UInt8>) throws(VerificationError) -> AppReceipt {
+        try ReceiptPayloadParser.parse(Array(bytes))
+    }
+
+    /// The signed content of a PKCS#7 receipt envelope (DER or BER), with no trust decision: the
+    /// receipt fuzz target turns its envelope seeds into payload seeds with it.
+    /// - Parameter der: The decoded receipt.
+    /// - Returns: The `id-data` content, or `nil` when the envelope is rejected.
+    public static func receiptPayload(ofEnvelope der: [UInt8]) -> [UInt8]? {
+        try? PKCS7Container(der: der, maxCertificates: 64).content
     }
 }
