@@ -61,7 +61,6 @@ enum StageWorker {
             topics: topics, maxInFlight: configuration.runner.maxInFlight,
             processingTimeout: .seconds(configuration.runner.recordTimeoutSeconds),
             shutdownGracePeriod: .seconds(configuration.runner.shutdownGraceSeconds))
-        runnerConfiguration.revocationTimeout = .seconds(max(5, configuration.runner.shutdownGraceSeconds))
         try runnerConfiguration.validate()
         let retryPolicy = configuration.retryPolicy
         try retryPolicy.validate()
@@ -99,6 +98,14 @@ enum StageWorker {
         var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: brokers)
         producerConfiguration.clientId = "\(configuration.kafka.clientId)-\(S.name)"
         producerConfiguration.additionalProperties = configuration.kafka.properties
+        // A revoked partition is released only once its in-flight records are settled: processing
+        // ends within the record timeout and every output's delivery within the producer's message
+        // timeout. Releasing earlier could let an output still in flight land after the next owner
+        // rebuilt the fulfil ledger from that partition, which would then emit the same event again
+        // (the chaos run saw this when a broker outage held deliveries past a 10 s revocation wait).
+        runnerConfiguration.revocationTimeout = max(.seconds(max(5, configuration.runner.shutdownGraceSeconds)),
+                                                    runnerConfiguration.processingTimeout + producerConfiguration.messageTimeout
+                                                        + .seconds(5))
 
         let source = try KafkaRecordSource(configuration: consumerConfiguration,
                                            revocationTimeout: runnerConfiguration.revocationTimeout + .seconds(5),
@@ -120,9 +127,11 @@ enum StageWorker {
             failure = error
             logger.error("stage worker failed", metadata: [LoggingKeys.errorMessage: .string("\(error)")])
         }
-        // Offsets stored by the runner are committed here; then queued outputs are flushed.
-        await source.close()
+        // Queued outputs are flushed (every delivery settled) *before* the group is left: once this
+        // member is gone the next owner rebuilds the fulfil ledger from the output partitions, and an
+        // output landing after that would be emitted twice. Then stored offsets are committed.
         await sink.close()
+        await source.close()
         logger.notice("stage worker stopped", metadata: [
             LoggingKeys.stageName: .string(S.name.rawValue),
             LoggingKeys.runnerPeakInFlight: .int(Int64(runner.peakInFlight)),
