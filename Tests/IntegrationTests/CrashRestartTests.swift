@@ -21,6 +21,9 @@ import Testing
         handle.seekToEndOfFile()
         process.standardOutput = handle
         process.standardError = handle
+        var environment = ProcessInfo.processInfo.environment
+        environment["RECEIPTD_PARENT_PID"] = String(getpid())  // no orphan worker if the test runner dies
+        process.environment = environment
         try process.run()
         return process
     }
@@ -31,7 +34,8 @@ import Testing
         let config: String
         let log: String
 
-        init(bootstrap: String, commitIntervalSeconds: Double, maxInFlight: Int, ledger: String = "kafka") throws {
+        init(bootstrap: String, commitIntervalSeconds: Double, maxInFlight: Int, ledger: String = "kafka",
+             logLevel: String = "warning") throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-crash-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             config = directory.appendingPathComponent("fulfil.json").path
@@ -45,7 +49,7 @@ import Testing
              "runner": {"maxInFlight": \(maxInFlight)},
              "fulfil": {"catalogue": "\(BrokerFixture.repository.appendingPathComponent("Config/catalogue.json").path)",
                         "ledger": "\(ledger)"},
-             "log": {"level": "warning"}}
+             "log": {"level": "\(logLevel)"}}
             """
             try json.write(toFile: config, atomically: true, encoding: .utf8)
         }

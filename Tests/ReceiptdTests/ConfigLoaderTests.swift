@@ -75,6 +75,10 @@ import Testing
         #expect(ConfigLoader.upperSnake("bootstrapServers") == "BOOTSTRAP_SERVERS")
         #expect(ConfigLoader.upperSnake("maxInFlight") == "MAX_IN_FLIGHT")
         #expect(ConfigLoader.upperSnake("kafka") == "KAFKA")
+        #expect(ConfigLoader.upperSnake("productionBaseURL") == "PRODUCTION_BASE_URL")
+        #expect(ConfigLoader.upperSnake("productionURL") == "PRODUCTION_URL")
+        #expect(ConfigLoader.upperSnake("appAppleId") == "APP_APPLE_ID")
+        #expect(ConfigLoader.upperSnake("URLPath") == "URL_PATH")
     }
 }
 

@@ -118,11 +118,15 @@ enum StageWorker {
             LoggingKeys.kafkaTopic: .string(subscription.joined(separator: ",")),
             "kafka.bootstrap": .string(brokers.joined(separator: ",")),
         ])
+        let shutdownTrigger = GracefulShutdownTrigger()
+        let parentWatch = ParentWatch.startIfRequested(logger: logger, shutDown: { shutdownTrigger.trigger() })
+        defer { parentWatch?.cancel() }
         var lifecycle = ServiceGroup.Configuration()
         lifecycle.maximumGracefulShutdownDuration = runnerConfiguration.shutdownGracePeriod + .seconds(10)
         var failure: (any Error)?
         do {
-            try await ServiceGroup(services: [RunnerService(runner: runner)], configuration: lifecycle, logger: logger).run()
+            try await ServiceGroup(services: [RunnerService(runner: runner)], configuration: lifecycle, logger: logger,
+                                 trigger: shutdownTrigger).run()
         } catch {
             failure = error
             logger.error("stage worker failed", metadata: [LoggingKeys.errorMessage: .string("\(error)")])

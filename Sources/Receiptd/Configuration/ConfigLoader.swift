@@ -15,7 +15,7 @@ struct ConfigLoader {
     }
 
     /// Variables read by the command line itself, not configuration keys.
-    static let reservedVariables: Set<String> = ["RECEIPTD_BINARY", "RECEIPTD_CONFIG", "RECEIPTD_ENV"]
+    static let reservedVariables: Set<String> = ["RECEIPTD_BINARY", "RECEIPTD_CONFIG", "RECEIPTD_ENV", "RECEIPTD_PARENT_PID"]
 
     var files: [String] = []
     var environment: [String: String] = [:]
@@ -132,10 +132,20 @@ struct ConfigLoader {
         }
     }
 
+    /// `productionBaseURL` -> `PRODUCTION_BASE_URL`: a word starts at an upper-case letter that
+    /// follows a lower-case one or a digit, or that starts a new word after an acronym
+    /// (`URLPath` -> `URL_PATH`); an acronym stays one word.
     static func upperSnake(_ camel: String) -> String {
+        let chars = Array(camel)
         var out = ""
-        for ch in camel {
-            if ch.isUppercase, !out.isEmpty { out += "_" }
+        for (i, ch) in chars.enumerated() {
+            if ch.isUppercase, i > 0 {
+                let previous = chars[i - 1]
+                let next = i + 1 < chars.count ? chars[i + 1] : nil
+                if previous.isLowercase || previous.isNumber || (previous.isUppercase && next?.isLowercase == true) {
+                    out += "_"
+                }
+            }
             out += ch.uppercased()
         }
         return out

@@ -34,6 +34,9 @@ final class WorkerProcess: @unchecked Sendable {
         process.standardOutput = log
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
+        var environment = ProcessInfo.processInfo.environment
+        environment[ParentWatch.environmentKey] = String(getpid())  // the worker stops if this process dies
+        process.environment = environment
         try process.run()
         self.process = process
     }
