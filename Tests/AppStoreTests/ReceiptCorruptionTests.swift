@@ -109,6 +109,49 @@ import Testing
         }
     }
 
+    /// A receipt padded with copies of its certificates (ingest lets 256 KB through) is refused
+    /// from the DER structure alone, before OpenSSL parses any certificate or a chain is built.
+    @Test func paddedCertificateListIsRefusedBeforeParsing() throws {
+        let verifier = try ReceiptVectors.testVerifier()
+        let der = try receiptDER(try ReceiptVectors.fixture("valid"))
+        let padded = try Self.replacingCertificates(of: der) { certificates in
+            Array(repeating: certificates, count: 40).flatMap { $0 }
+        }
+        let result = verifier.verifyAndDecodeAppReceipt(receiptBase64(padded))
+        #expect(result.receiptCode == "invalid-receipt")
+        #expect(verifier.cacheStatistics.builds == 0, "no chain was built for the padded receipt")
+        // The same certificates once each still verify: the count, not the shape, was refused.
+        let same = try Self.replacingCertificates(of: der) { $0 }
+        #expect(verifier.verifyAndDecodeAppReceipt(receiptBase64(same)).receiptCode == "valid")
+    }
+
+    /// Rebuilds a DER receipt with its SignedData `certificates` contents replaced by `transform`'s.
+    static func replacingCertificates(of der: [UInt8], _ transform: ([UInt8]) -> [UInt8]) throws -> [UInt8] {
+        var top = DERReader(der)
+        let contentInfo = try top.next(tag: DERReader.Tag.sequence, "ContentInfo")
+        var outer = try top.reader(over: contentInfo)
+        let contentType = try outer.next(tag: 0x06, "contentType")
+        let explicit = try outer.next(tag: 0xA0, "content")
+        var wrapper = try outer.reader(over: explicit)
+        let signedData = try wrapper.next(tag: DERReader.Tag.sequence, "SignedData")
+        var fields = try wrapper.reader(over: signedData)
+        var rebuilt: [UInt8] = []
+        var index = 0
+        while !fields.isAtEnd {
+            let field = try fields.next()
+            if index >= 3 && field.tag == 0xA0 {
+                let contents = transform(Array(fields.contents(of: field)))
+                rebuilt += DERReader.header(tag: 0xA0, count: contents.count) + contents
+            } else {
+                rebuilt += fields.encoding(of: field)
+            }
+            index += 1
+        }
+        let signed = DERReader.header(tag: DERReader.Tag.sequence, count: rebuilt.count) + rebuilt
+        let body = Array(outer.encoding(of: contentType)) + DERReader.header(tag: 0xA0, count: signed.count) + signed
+        return DERReader.header(tag: DERReader.Tag.sequence, count: body.count) + body
+    }
+
     @Test func hugeLengthsAreRejected() throws {
         let verifier = try ReceiptVectors.testVerifier()
         for header: [UInt8] in [[0x30, 0x84, 0x7F, 0xFF, 0xFF, 0xFF], [0x30, 0x88, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],

@@ -83,6 +83,9 @@ final class AppReceiptVerifierCore: Sendable {
         var container: PKCS7Container?
         let keyBytes: [UInt8]
         if let layout {
+            guard layout.certificateCount <= limits.maxCertificates else {
+                throw VerificationError(.invalidReceipt, "\(layout.certificateCount) embedded certificates, limit \(limits.maxCertificates)")
+            }
             let count = UInt32(truncatingIfNeeded: layout.certificates.count)
             keyBytes = [0, UInt8(count >> 24), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)]
                 + layout.certificates + layout.signerIdentifier
