@@ -1,5 +1,5 @@
 import Foundation
-import HTTP
+@testable import HTTP
 import Testing
 
 /// The client's multi thread runs libcurl's event API over epoll: these check what that loop must
@@ -10,7 +10,8 @@ import Testing
 struct CurlEventLoopTests {
     @Test func manyConnectionsAtOnceAllComplete() async throws {
         // Every request waits 300 ms in its handler, so all 600 are in flight together, each on its
-        // own HTTP/1.1 connection: 600 sockets watched by the epoll instance at once.
+        // own HTTP/1.1 connection: 600 sockets watched by the epoll instance at once, spread over
+        // three multi handles.
         let server = try TestServer(threadPoolSize: 2)
         defer { server.server.stop() }
         var configuration = CurlHTTPClient.Configuration()
@@ -39,6 +40,39 @@ struct CurlEventLoopTests {
         let again = try await client.execute(HTTPRequest(url: server.url("/echo?q=again")), timeout: .seconds(10))
         #expect(again.headers["X-Query"] == "again")
         #expect(client.statistics.connectionsOpened == opened)
+    }
+
+    @Test func largePoolsAreSplitOverMultiHandles() {
+        var configuration = CurlHTTPClient.Configuration()
+        #expect(CurlMultiShard.count(for: configuration) == 1, "the HTTP/2 defaults keep one multi handle")
+        configuration.maxTotalConnections = 256
+        configuration.maxConnectionsPerHost = 256
+        #expect(CurlMultiShard.count(for: configuration) == 1)
+        configuration.maxTotalConnections = 2048
+        configuration.maxConnectionsPerHost = 2048
+        #expect(CurlMultiShard.count(for: configuration) == 8)
+        configuration.maxTotalConnections = 0  // unlimited in total: the per-host bound decides
+        #expect(CurlMultiShard.count(for: configuration) == 8)
+        configuration.maxConnectionsPerHost = 0
+        #expect(CurlMultiShard.count(for: configuration) == 1)
+        configuration.maxTotalConnections = 100_000
+        #expect(CurlMultiShard.count(for: configuration) == CurlMultiShard.maxShards)
+    }
+
+    @Test func splitPoolStillReusesConnections() async throws {
+        let server = try TestServer()
+        defer { server.server.stop() }
+        var configuration = CurlHTTPClient.Configuration()
+        configuration.maxConnectionsPerHost = 2048
+        configuration.maxTotalConnections = 2048
+        let client = try CurlHTTPClient(configuration: configuration)
+        defer { client.shutdown() }
+
+        for index in 0..<30 {
+            let response = try await client.execute(HTTPRequest(url: server.url("/echo?q=\(index)")), timeout: .seconds(5))
+            #expect(response.headers["X-Query"] == "\(index)")
+        }
+        #expect(client.statistics.connectionsOpened == 1, "one request at a time needs one connection")
     }
 
     @Test func cancellingOneOfManyLeavesTheOthersRunning() async throws {

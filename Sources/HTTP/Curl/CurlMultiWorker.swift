@@ -1,23 +1,24 @@
 import CCurl
 import Synchronization
 
-/// The part of the client that lives on the multi thread: it owns the `CURLM`, the epoll
-/// instance libcurl's sockets are watched with, the running transfers and the pool of idle easy
-/// handles.
+/// The part of the client that lives on the multi thread: it owns the multi handles (one
+/// ``CurlMultiShard`` each), the epoll instance their sockets are watched with, the running
+/// transfers and the pool of idle easy handles.
 ///
 /// It drives libcurl through the event ("multi_socket") API: libcurl says which sockets to watch
-/// (``watch(socket:what:registered:)``) and when to call back for timeouts
-/// (``timerChanged(milliseconds:)``), and ``turn(maxWait:)`` reports only the sockets that are
-/// ready with `curl_multi_socket_action`. `curl_multi_perform` + `curl_multi_poll` instead walk
+/// and when to call back for timeouts, and ``turn(maxWait:)`` runs `curl_multi_socket_action`
+/// only for the sockets epoll reports ready. `curl_multi_perform` + `curl_multi_poll` instead walk
 /// every transfer and every socket on each wakeup, which with thousands of connections open cost
 /// more CPU than the requests themselves.
 ///
 /// - Important: Confined to the single multi thread started by ``CurlMultiLoop``; nothing here is
 ///   locked. Other threads only ever ring the ``EventFD`` doorbell, which is registered with the
-///   same epoll instance. The C callbacks receive this object unretained; it outlives them because
-///   ``shutdown()`` frees the `CURLM` (the only caller of the callbacks) before anything else.
+///   same epoll instance.
 final class CurlMultiWorker {
-    private let multi: UnsafeMutableRawPointer
+    /// The doorbell's epoll token; no shard has this index.
+    private static let doorbellToken = UInt64(UInt32.max) << 32
+
+    private let shards: [CurlMultiShard]
     private let selector: EpollSelector
     private let doorbell: EventFD
     private let configuration: CurlHTTPClient.Configuration
@@ -28,11 +29,8 @@ final class CurlMultiWorker {
     private var activeByID: [UInt64: CurlTransfer] = [:]
     /// Idle handles for reuse, newest last.
     private var idle: [CurlEasyHandle] = []
-    /// When libcurl wants `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)`; `nil` when it has no timer.
-    private var timerDeadline: ContinuousClock.Instant?
 
-    /// Creates the multi handle with the configured limits and the epoll instance, and hands
-    /// libcurl the socket and timer callbacks.
+    /// Creates the epoll instance and the multi handles, and watches the doorbell.
     /// - Parameters:
     ///   - configuration: Connection limits and per-request settings.
     ///   - counters: Shared with ``CurlHTTPClient/statistics``.
@@ -43,36 +41,35 @@ final class CurlMultiWorker {
             throw HTTPError(code: .other, message: "curl_global_init failed")
         }
         let selector = try EpollSelector()
-        guard selector.watch(doorbell.descriptor, interest: .read, isNew: true) else {
+        guard selector.watch(doorbell.descriptor, token: Self.doorbellToken, interest: .read, isNew: true) else {
             selector.close()
             throw HTTPError(code: .other, message: "epoll_ctl could not watch the wakeup eventfd")
         }
-        guard let multi = curl_multi_init() else {
-            selector.close()
-            throw HTTPError(code: .other, message: "curl_multi_init failed")
+        let count = CurlMultiShard.count(for: configuration)
+        var shards: [CurlMultiShard] = []
+        for index in 0..<count {
+            do {
+                shards.append(try CurlMultiShard(index: UInt32(index), configuration: configuration,
+                                                 shardCount: count, selector: selector))
+            } catch {
+                for shard in shards { shard.cleanup() }
+                selector.close()
+                throw error
+            }
         }
-        _ = CCurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maxTotalConnections)
-        _ = CCurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnectionsPerHost)
-        _ = CCurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, configuration.maxConcurrentStreams)
-        _ = CCurl_multi_setopt_long(multi, CURLMOPT_PIPELINING,
-                                    configuration.preferHTTP2 ? CCurl_CURLPIPE_MULTIPLEX() : 0)
-        // Keep enough idle connections around for every concurrent one to be reused.
-        let cache = max(configuration.maxTotalConnections, configuration.maxConnectionsPerHost, 16)
-        _ = CCurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, cache)
-        self.multi = multi
+        self.shards = shards
         self.selector = selector
         self.doorbell = doorbell
         self.configuration = configuration
         self.counters = counters
-        installCallbacks()
     }
 
-    /// The number of transfers attached to the multi handle.
+    /// The number of transfers attached to the multi handles.
     var activeCount: Int { active.count }
 
-    /// Attaches a transfer to the multi handle, or fails it at once if it cannot start.
-    /// libcurl answers by asking (through the timer callback) for an immediate timeout action,
-    /// which the next ``turn(maxWait:)`` runs.
+    /// Attaches a transfer to the least loaded multi handle, or fails it at once if it cannot
+    /// start. libcurl answers by asking (through the timer callback) for an immediate timeout
+    /// action, which the next ``turn(maxWait:)`` runs.
     func start(_ transfer: CurlTransfer) {
         guard let handle = idle.popLast() ?? CurlEasyHandle() else {
             fail(transfer, with: HTTPError(code: .other, message: "curl_easy_init failed"))
@@ -86,7 +83,8 @@ final class CurlMultiWorker {
             fail(transfer, with: error)
             return
         }
-        let added = curl_multi_add_handle(multi, handle.raw)
+        let shard = leastLoadedShard()
+        let added = curl_multi_add_handle(shard.multi, handle.raw)
         guard added == CURLM_OK else {
             transfer.releaseHeaderList()
             recycle(handle)
@@ -94,7 +92,9 @@ final class CurlMultiWorker {
             fail(transfer, with: HTTPError(code: .other, message: "curl_multi_add_handle: \(reason)"))
             return
         }
+        shard.activeCount += 1
         transfer.handle = handle
+        transfer.shard = shard
         active[handle.raw] = transfer
         activeByID[transfer.id] = transfer
     }
@@ -108,26 +108,27 @@ final class CurlMultiWorker {
         transfer.finish(.failure(CancellationError()))
     }
 
-    /// One turn of the event loop: waits for ready sockets, the doorbell, libcurl's timer or
+    /// One turn of the event loop: waits for ready sockets, the doorbell, a libcurl timer or
     /// `maxWait`, lets libcurl act on what is ready, then completes the finished transfers.
     /// - Parameter maxWait: Upper bound on the wait in milliseconds; it only bounds idle wakeups,
-    ///   since the doorbell and libcurl's timer end the wait when there is work.
+    ///   since the doorbell and libcurl's timers end the wait when there is work.
     func turn(maxWait: Int32) {
         selector.wait(timeoutMilliseconds: waitMilliseconds(cap: maxWait)) { event in
-            if event.descriptor == doorbell.descriptor {
+            if event.token == Self.doorbellToken {
                 doorbell.drain()
                 return
             }
+            let index = Int(event.token >> 32)
+            guard index < shards.count else { return }
             var mask: Int32 = 0
             if event.readable { mask |= CURL_CSELECT_IN }
             if event.writable { mask |= CURL_CSELECT_OUT }
             if event.failed { mask |= CURL_CSELECT_ERR }
-            socketAction(event.descriptor, mask: mask)
+            shards[index].action(socket: curl_socket_t(truncatingIfNeeded: event.token), mask: mask)
         }
-        if let deadline = timerDeadline, deadline <= .now {
-            fireTimer()
-        }
-        completeFinished()
+        let now = ContinuousClock.now
+        for shard in shards { shard.fireTimerIfDue(now: now) }
+        for shard in shards { shard.drainFinished(complete) }
     }
 
     /// Fails a transfer that never reached libcurl (or was removed from it).
@@ -137,7 +138,7 @@ final class CurlMultiWorker {
     }
 
     /// Fails every running transfer with ``HTTPError/Code/shutdown``, frees all handles and the
-    /// multi handle, and closes the epoll instance and the doorbell. The worker is unusable
+    /// multi handles, and closes the epoll instance and the doorbell. The worker is unusable
     /// afterwards.
     /// - Important: Call only once no other thread can ring the doorbell.
     func shutdown() {
@@ -146,103 +147,55 @@ final class CurlMultiWorker {
             fail(transfer, with: HTTPError(code: .shutdown, message: "HTTP client shut down"))
         }
         idle.removeAll()  // easy handles are cleaned up in deinit, after leaving the multi handle
-        curl_multi_cleanup(multi)  // may still call the socket callback, so the selector closes after
+        for shard in shards { shard.cleanup() }  // may still call the socket callback: selector last
         selector.close()
         doorbell.close()
     }
 
-    // MARK: libcurl's requests (called from the C callbacks, on this thread)
-
-    /// `CURLMOPT_SOCKETFUNCTION`: start, change or stop watching one socket.
-    /// - Parameters:
-    ///   - socket: The socket libcurl is talking about.
-    ///   - what: `CURL_POLL_IN`, `_OUT`, `_INOUT`, `_NONE` or `_REMOVE`.
-    ///   - registered: The pointer this worker attached to the socket with `curl_multi_assign`
-    ///     when it first watched it; `nil` for a socket new to us. libcurl drops it on removal.
-    func watch(socket: curl_socket_t, what: Int32, registered: UnsafeMutableRawPointer?) {
-        if what == CURL_POLL_REMOVE {
-            if registered != nil { selector.forget(socket) }
-            return
-        }
-        var interest: EpollSelector.Interest = []
-        if what == CURL_POLL_IN || what == CURL_POLL_INOUT { interest.insert(.read) }
-        if what == CURL_POLL_OUT || what == CURL_POLL_INOUT { interest.insert(.write) }
-        selector.watch(socket, interest: interest, isNew: registered == nil)
-        if registered == nil {
-            // Any non-nil marker will do: it only tells the next call that the socket is known.
-            _ = curl_multi_assign(multi, socket, UnsafeMutableRawPointer(bitPattern: 1))
-        }
-    }
-
-    /// `CURLMOPT_TIMERFUNCTION`: libcurl's single timer is set (`milliseconds >= 0`, where 0 means
-    /// as soon as possible) or cancelled (-1).
-    func timerChanged(milliseconds: Int) {
-        timerDeadline = milliseconds < 0 ? nil : .now + .milliseconds(milliseconds)
-    }
-
     // MARK: Private
 
-    private func installCallbacks() {
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        _ = CCurl_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, context)
-        _ = CCurl_multi_setopt_socket_function(multi, curlSocketCallback)
-        _ = CCurl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, context)
-        _ = CCurl_multi_setopt_timer_function(multi, curlTimerCallback)
+    private func leastLoadedShard() -> CurlMultiShard {
+        var best = shards[0]
+        for shard in shards.dropFirst() where shard.activeCount < best.activeCount { best = shard }
+        return best
     }
 
-    /// The epoll timeout: 0 when libcurl's timer is due, the time until it (rounded up, so the
-    /// wait never ends before libcurl considers the timer expired) capped at `cap`, else `cap`.
+    /// The epoll timeout: 0 when a libcurl timer is due, the time until the earliest one (rounded
+    /// up, so the wait never ends before libcurl considers the timer expired) capped at `cap`,
+    /// else `cap`.
     private func waitMilliseconds(cap: Int32) -> Int32 {
-        guard let deadline = timerDeadline else { return cap }
-        let remaining = deadline - .now
-        return Int32(min(Int(cap), remaining.clampedMilliseconds))
-    }
-
-    private func socketAction(_ socket: curl_socket_t, mask: Int32) {
-        var running: Int32 = 0
-        _ = curl_multi_socket_action(multi, socket, mask, &running)
-    }
-
-    /// Runs libcurl's due timeouts. libcurl calls the timer callback only when its next expiry
-    /// *changes*, so if this ran before anything had expired (clock skew between libcurl and us)
-    /// no callback would come; re-reading `curl_multi_timeout` then keeps the timer alive.
-    private func fireTimer() {
-        timerDeadline = nil
-        socketAction(CURL_SOCKET_TIMEOUT, mask: 0)
-        if timerDeadline == nil {
-            var milliseconds = -1
-            if curl_multi_timeout(multi, &milliseconds) == CURLM_OK, milliseconds >= 0 {
-                timerDeadline = .now + .milliseconds(milliseconds)
-            }
+        var earliest: ContinuousClock.Instant?
+        for shard in shards {
+            if let deadline = shard.timerDeadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
+        guard let earliest else { return cap }
+        return Int32(min(Int(cap), (earliest - .now).clampedMilliseconds))
     }
 
-    /// Completes every transfer libcurl reports done since the last call.
-    private func completeFinished() {
-        var remaining: Int32 = 0
-        while let message = curl_multi_info_read(multi, &remaining) {
-            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
-                  let transfer = active[easy], let handle = transfer.handle else { continue }
-            let outcome = transfer.outcome(code: message.pointee.data.result, handle: handle)
-            counters.connections.add(handle.info(CURLINFO_NUM_CONNECTS), ordering: .relaxed)
-            detach(transfer)
-            switch outcome {
-            case .success(let response):
-                counters.succeeded.add(1, ordering: .relaxed)
-                transfer.finish(.success(response))
-            case .failure(let error):
-                counters.failed.add(1, ordering: .relaxed)
-                transfer.finish(.failure(error))
-            }
+    /// Completes one transfer libcurl reported done.
+    private func complete(easy: UnsafeMutableRawPointer, code: CURLcode) {
+        guard let transfer = active[easy], let handle = transfer.handle else { return }
+        let outcome = transfer.outcome(code: code, handle: handle)
+        counters.connections.add(handle.info(CURLINFO_NUM_CONNECTS), ordering: .relaxed)
+        detach(transfer)
+        switch outcome {
+        case .success(let response):
+            counters.succeeded.add(1, ordering: .relaxed)
+            transfer.finish(.success(response))
+        case .failure(let error):
+            counters.failed.add(1, ordering: .relaxed)
+            transfer.finish(.failure(error))
         }
     }
 
     private func detach(_ transfer: CurlTransfer) {
-        guard let handle = transfer.handle else { return }
-        curl_multi_remove_handle(multi, handle.raw)
+        guard let handle = transfer.handle, let shard = transfer.shard else { return }
+        curl_multi_remove_handle(shard.multi, handle.raw)
+        shard.activeCount -= 1
         active[handle.raw] = nil
         activeByID[transfer.id] = nil
         transfer.handle = nil
+        transfer.shard = nil
         transfer.releaseHeaderList()
         recycle(handle)
     }

@@ -21,7 +21,8 @@ final class EpollSelector {
 
     /// A ready descriptor as `epoll_wait` reported it.
     struct Event {
-        let descriptor: Int32
+        /// The token the descriptor was registered with.
+        let token: UInt64
         let readable: Bool
         let writable: Bool
         /// `EPOLLERR` or `EPOLLHUP`: the peer closed or the socket failed; reading reveals which.
@@ -54,14 +55,16 @@ final class EpollSelector {
     /// libcurl may close a socket before telling us to forget it, and the kernel then drops it.
     /// - Parameters:
     ///   - descriptor: The socket.
+    ///   - token: Handed back in every ``Event`` for this descriptor (the caller encodes whatever
+    ///     it needs to route the event, such as which multi handle owns the socket).
     ///   - interest: Readability and/or writability; empty keeps it registered but silent.
     ///   - isNew: Whether the caller has not registered it before.
     /// - Returns: `false` when the kernel refused both ways (the transfer then times out).
     @discardableResult
-    func watch(_ descriptor: Int32, interest: Interest, isNew: Bool) -> Bool {
+    func watch(_ descriptor: Int32, token: UInt64, interest: Interest, isNew: Bool) -> Bool {
         var event = epoll_event()
         event.events = interest.rawValue
-        event.data.fd = descriptor
+        event.data.u64 = token
         let first = isNew ? EPOLL_CTL_ADD : EPOLL_CTL_MOD
         if epoll_ctl(epoll, first, descriptor, &event) == 0 { return true }
         guard errno == (isNew ? EEXIST : ENOENT) else { return false }
@@ -86,7 +89,7 @@ final class EpollSelector {
         let failure = EPOLLERR.rawValue | EPOLLHUP.rawValue
         for index in 0..<Int(count) {
             let flags = events[index].events
-            body(Event(descriptor: events[index].data.fd,
+            body(Event(token: events[index].data.u64,
                        readable: flags & EPOLLIN.rawValue != 0,
                        writable: flags & EPOLLOUT.rawValue != 0,
                        failed: flags & failure != 0))
