@@ -5,8 +5,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Runs one `CURLM` on one dedicated thread and is the hand-off point between async callers and
-/// that thread.
+/// Runs the client's libcurl multi handles on one dedicated thread and is the hand-off point
+/// between async callers and that thread.
 ///
 /// Callers never block: ``submit(_:)`` and ``cancel(id:)`` append to a lock-guarded inbox and
 /// ring an ``EventFD`` doorbell; the thread drains the inbox, drives libcurl's event API from an
@@ -18,7 +18,7 @@ final class CurlMultiLoop: Sendable {
 
     private struct State {
         var phase: Phase = .running
-        /// Transfers submitted but not yet attached to the multi handle.
+        /// Transfers submitted but not yet attached to a multi handle.
         var inbox: [CurlTransfer] = []
         /// Ids of attached transfers whose tasks were cancelled.
         var cancellations: [UInt64] = []
@@ -39,7 +39,7 @@ final class CurlMultiLoop: Sendable {
     private let nextID = Atomic<UInt64>(1)
     let counters = CurlCounters()
 
-    /// Creates the multi handle with the configured limits and starts the thread.
+    /// Creates the multi handles with the configured limits and starts the thread.
     /// - Throws: ``HTTPError`` when libcurl cannot be initialised or the thread cannot start.
     init(configuration: CurlHTTPClient.Configuration) throws(HTTPError) {
         let doorbell = try EventFD()
