@@ -110,6 +110,7 @@ import Testing
         #expect(defaults.count == 40_000)
         #expect(defaults.maxInFlight == 2048)
         #expect(defaults.latency == .milliseconds(250))
+        #expect(defaults.rounds == 1)
         let chosen = try BenchCommand(arguments: ["appstore", "--submissions", "500", "--max-in-flight", "64", "--latency-ms", "10"])
         #expect(chosen.count == 500)
         #expect(chosen.maxInFlight == 64)

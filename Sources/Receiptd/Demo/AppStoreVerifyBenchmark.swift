@@ -38,6 +38,9 @@ struct AppStoreVerifyBenchmark {
         var httpConfiguration = CurlHTTPClient.Configuration()
         httpConfiguration.maxConnectionsPerHost = maxInFlight
         httpConfiguration.maxTotalConnections = maxInFlight
+        // Keep an easy handle per request in flight: when the runner refills a batch of records after a
+        // pause, more transfers start at once than the default 128 idle handles cover.
+        httpConfiguration.maxIdleHandles = maxInFlight
         let http = try CurlHTTPClient(configuration: httpConfiguration)
         defer { fake.stop(); http.shutdown() }
         let api = try AppStoreServerAPIClient(configuration: fake.serverAPIConfiguration(), signer: credentials.apiKey, transport: http)
