@@ -108,7 +108,7 @@ import Testing
     @Test func benchAppStoreDefaultsKeepEnoughInFlightForTheLatency() throws {
         let defaults = try BenchCommand(arguments: ["appstore"])
         #expect(defaults.count == 40_000)
-        #expect(defaults.maxInFlight == 2048)
+        #expect(defaults.maxInFlight == 4096)
         #expect(defaults.latency == .milliseconds(250))
         #expect(defaults.rounds == 1)
         let chosen = try BenchCommand(arguments: ["appstore", "--submissions", "500", "--max-in-flight", "64", "--latency-ms", "10"])

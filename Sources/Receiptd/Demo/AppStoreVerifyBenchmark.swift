@@ -28,6 +28,7 @@ struct AppStoreVerifyBenchmark {
 
     /// Throughput and CPU cost with `latency` added to every App Store answer.
     func run(latency: Duration) async throws -> Measurement {
+        try Self.allowDescriptors(atLeast: 2 * maxInFlight + 256)
         let credentials = try FakeAppStoreCredentials.generate()
         var configuration = FakeAppStoreConfiguration(bundleId: SubmissionGenerator.bundleId, credentials: credentials)
         configuration.faults.latency = latency
@@ -76,6 +77,21 @@ struct AppStoreVerifyBenchmark {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return Measurement(perSecond: Double(submissions) / seconds,
                            cpuMillisecondsPerSubmission: cpu * 1000 / Double(submissions))
+    }
+
+    /// Client and server ends of every connection live in this process: 2 descriptors per request in
+    /// flight. Raises the soft `RLIMIT_NOFILE` up to the hard limit when that is needed (the usual 1,024
+    /// soft limit would otherwise fail connections mid-run and distort the figure).
+    /// - Throws: ``ValidationError`` when even the hard limit is too low.
+    private static func allowDescriptors(atLeast needed: Int) throws {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(needed) else { return }
+        guard limit.rlim_max >= rlim_t(needed) else {
+            throw ValidationError("bench appstore needs \(needed) file descriptors (2 per request in flight); "
+                                  + "the hard limit is \(limit.rlim_max): lower --max-in-flight or raise ulimit -Hn")
+        }
+        limit.rlim_cur = rlim_t(needed)
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// User plus system CPU seconds used so far by every thread of this process.
