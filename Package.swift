@@ -3,7 +3,7 @@
 // Dependency graph (only wrapper modules import the C targets):
 //   Observability <- Lifecycle <- Pipeline <- Receiptd
 //   CRdKafka <- Kafka <- Pipeline
-//   CCurl + CMicroHTTPD <- HTTP <- AppStore(+COpenSSL) <- Pipeline
+//   CCurl + CMicroHTTPD + CLinux <- HTTP <- AppStore(+COpenSSL) <- Pipeline
 //   HTTP + AppStore <- FakeAppStore <- Receiptd (the `fake-appstore` command)
 import PackageDescription
 
@@ -28,13 +28,15 @@ let package = Package(
                        providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
+        // Header-only: epoll and eventfd, which the Glibc module does not expose (HTTP's curl multi thread).
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
                        providers: [.apt(["libssl-dev"])]),
 
         .target(name: "Observability", swiftSettings: strict),
         .target(name: "Lifecycle", dependencies: ["Observability"], swiftSettings: strict),
         .target(name: "Kafka", dependencies: ["CRdKafka"], swiftSettings: strict),
-        .target(name: "HTTP", dependencies: ["CCurl", "CMicroHTTPD"], swiftSettings: strict),
+        .target(name: "HTTP", dependencies: ["CCurl", "CMicroHTTPD", "CLinux"], swiftSettings: strict),
         .target(name: "AppStore", dependencies: ["COpenSSL", "HTTP", "Observability"], swiftSettings: strict),
         .target(name: "FakeAppStore", dependencies: ["HTTP", "AppStore", "Observability"], swiftSettings: strict),
         .target(name: "Pipeline",

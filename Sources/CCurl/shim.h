@@ -63,6 +63,23 @@ static inline CURLMcode CCurl_multi_setopt_long(CURLM *handle, CURLMoption optio
     return curl_multi_setopt(handle, option, value);
 }
 
+// curl_multi_setopt is variadic; this passes an opaque pointer (CURLMOPT_SOCKETDATA, CURLMOPT_TIMERDATA).
+static inline CURLMcode CCurl_multi_setopt_pointer(CURLM *handle, CURLMoption option, void *value) {
+    return curl_multi_setopt(handle, option, value);
+}
+
+// curl_multi_setopt is variadic; this installs the CURLMOPT_SOCKETFUNCTION callback
+// (libcurl asks the application to watch, re-watch or forget a socket).
+static inline CURLMcode CCurl_multi_setopt_socket_function(CURLM *handle, curl_socket_callback fn) {
+    return curl_multi_setopt(handle, CURLMOPT_SOCKETFUNCTION, fn);
+}
+
+// curl_multi_setopt is variadic; this installs the CURLMOPT_TIMERFUNCTION callback
+// (libcurl asks for a single timer to be set, replaced or cancelled).
+static inline CURLMcode CCurl_multi_setopt_timer_function(CURLM *handle, curl_multi_timer_callback fn) {
+    return curl_multi_setopt(handle, CURLMOPT_TIMERFUNCTION, fn);
+}
+
 // --- macros Swift cannot import ----------------------------------------------
 
 // CURL_GLOBAL_ALL is an expression macro over other macros; expose it as a value.

@@ -109,6 +109,19 @@ import Testing
         #expect(throws: ValidationError.self) { try IngestCommand(arguments: ["--max-in-flight", "0"]) }
     }
 
+    @Test func benchAppStoreDefaultsKeepEnoughInFlightForTheLatency() throws {
+        let defaults = try BenchCommand(arguments: ["appstore"])
+        #expect(defaults.count == 40_000)
+        #expect(defaults.maxInFlight == 4096)
+        #expect(defaults.latency == .milliseconds(250))
+        #expect(defaults.rounds == 1)
+        let chosen = try BenchCommand(arguments: ["appstore", "--submissions", "500", "--max-in-flight", "64", "--latency-ms", "10"])
+        #expect(chosen.count == 500)
+        #expect(chosen.maxInFlight == 64)
+        #expect(chosen.latency == .milliseconds(10))
+        #expect(try BenchCommand(arguments: ["verify"]).count == 20_000)
+    }
+
     @Test func replayParsesItsFiltersAndRejectsInconsistentOnes() throws {
         let replay = try ReplayCommand(arguments: [
             "--reason", "timeout", "--reason=app-store-unavailable", "--bundle-id", "com.x", "--since", "2026-11-30T00:00:00Z",

@@ -11,6 +11,11 @@ extension CurlHTTPClient {
         public var defaultRequestTimeout: Duration = .seconds(30)
         /// Upper bound on open connections across all hosts (`CURLMOPT_MAX_TOTAL_CONNECTIONS`);
         /// 0 means unlimited. Requests beyond it queue inside libcurl.
+        ///
+        /// A pool larger than 256 connections (HTTP/1.1 servers with hundreds of requests in flight)
+        /// is split over several libcurl multi handles on the client's one thread, each with an equal
+        /// share of this limit and of ``maxConnectionsPerHost`` (rounded up): libcurl 7.88 does work
+        /// proportional to a multi handle's connection count on every request.
         public var maxTotalConnections: Int = 64
         /// Upper bound on open connections per host (`CURLMOPT_MAX_HOST_CONNECTIONS`); 0 means
         /// unlimited. With HTTP/2 each connection multiplexes up to ``maxConcurrentStreams`` requests

@@ -1,9 +1,9 @@
 import CCurl
 import Synchronization
 
-/// An ``HTTPTransport`` over libcurl's multi interface: one `CURLM` on one dedicated thread
-/// serves every request, multiplexing them over HTTP/2 (or pooled HTTP/1.1 keep-alive)
-/// connections.
+/// An ``HTTPTransport`` over libcurl's multi interface: one dedicated thread, waiting on epoll and
+/// driving libcurl's event API, serves every request, multiplexing them over HTTP/2 (or pooled
+/// HTTP/1.1 keep-alive) connections.
 ///
 /// ```swift
 /// let client = try CurlHTTPClient(configuration: .init())

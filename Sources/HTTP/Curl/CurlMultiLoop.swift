@@ -1,4 +1,3 @@
-import CCurl
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -6,19 +5,20 @@ import Glibc
 import Darwin
 #endif
 
-/// Runs one `CURLM` on one dedicated thread and is the hand-off point between async callers and
-/// that thread.
+/// Runs the client's libcurl multi handles on one dedicated thread and is the hand-off point
+/// between async callers and that thread.
 ///
 /// Callers never block: ``submit(_:)`` and ``cancel(id:)`` append to a lock-guarded inbox and
-/// call `curl_multi_wakeup`; the thread drains the inbox, drives libcurl with `curl_multi_poll`,
-/// and resumes each caller's continuation from `curl_multi_info_read`. The lock is held only for
-/// the state transition (STYLE example 6); libcurl work happens outside it.
+/// ring an ``EventFD`` doorbell; the thread drains the inbox, drives libcurl's event API from an
+/// epoll wait (``CurlMultiWorker/turn(maxWait:)``), and resumes each caller's continuation from
+/// `curl_multi_info_read`. The lock is held only for the state transition (STYLE example 6);
+/// libcurl work happens outside it.
 final class CurlMultiLoop: Sendable {
     private enum Phase { case running, stopRequested, stopping, terminated }
 
     private struct State {
         var phase: Phase = .running
-        /// Transfers submitted but not yet attached to the multi handle.
+        /// Transfers submitted but not yet attached to a multi handle.
         var inbox: [CurlTransfer] = []
         /// Ids of attached transfers whose tasks were cancelled.
         var cancellations: [UInt64] = []
@@ -33,32 +33,25 @@ final class CurlMultiLoop: Sendable {
         case stop(inbox: [CurlTransfer])
     }
 
-    /// The `CURLM *`; shared with other threads only for `curl_multi_wakeup`, which is thread-safe.
-    private nonisolated(unsafe) let multi: UnsafeMutableRawPointer
+    /// Wakes the multi thread's epoll wait; closed by that thread only after it left `.running`.
+    private let doorbell: EventFD
     private let state = Mutex(State())
     private let nextID = Atomic<UInt64>(1)
     let counters = CurlCounters()
 
-    /// Creates the multi handle with the configured limits and starts the thread.
+    /// Creates the multi handles with the configured limits and starts the thread.
     /// - Throws: ``HTTPError`` when libcurl cannot be initialised or the thread cannot start.
     init(configuration: CurlHTTPClient.Configuration) throws(HTTPError) {
-        guard CurlGlobal.isInitialized else {
-            throw HTTPError(code: .other, message: "curl_global_init failed")
+        let doorbell = try EventFD()
+        let worker: CurlMultiWorker
+        do {
+            worker = try CurlMultiWorker(configuration: configuration, counters: counters, doorbell: doorbell)
+        } catch {
+            doorbell.close()
+            throw error
         }
-        guard let multi = curl_multi_init() else {
-            throw HTTPError(code: .other, message: "curl_multi_init failed")
-        }
-        _ = CCurl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maxTotalConnections)
-        _ = CCurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnectionsPerHost)
-        _ = CCurl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, configuration.maxConcurrentStreams)
-        _ = CCurl_multi_setopt_long(multi, CURLMOPT_PIPELINING,
-                                    configuration.preferHTTP2 ? CCurl_CURLPIPE_MULTIPLEX() : 0)
-        // Keep enough idle connections around for every concurrent one to be reused.
-        let cache = max(configuration.maxTotalConnections, configuration.maxConnectionsPerHost, 16)
-        _ = CCurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, cache)
-        self.multi = multi
+        self.doorbell = doorbell
 
-        let worker = CurlMultiWorker(multi: multi, configuration: configuration, counters: counters)
         let context = Unmanaged.passRetained(ThreadContext(loop: self, worker: worker)).toOpaque()
         var thread = pthread_t()
         let created = pthread_create(&thread, nil, { raw in
@@ -68,7 +61,7 @@ final class CurlMultiLoop: Sendable {
         }, context)
         guard created == 0 else {
             Unmanaged<ThreadContext>.fromOpaque(context).release()
-            curl_multi_cleanup(multi)
+            worker.shutdown()  // no transfer yet, and no other thread has the doorbell
             throw HTTPError(code: .other, message: "pthread_create failed: \(created)")
         }
         pthread_detach(thread)
@@ -138,7 +131,7 @@ final class CurlMultiLoop: Sendable {
         state.withLock { state in
             guard state.phase == .running else { return }
             state.phase = .stopRequested
-            _ = curl_multi_wakeup(multi)
+            doorbell.signal()
         }
     }
 
@@ -154,12 +147,12 @@ final class CurlMultiLoop: Sendable {
         }
     }
 
-    /// Wakes the multi thread at most once per drain. Called under the lock so the `CURLM` cannot
-    /// be freed concurrently (the thread frees it only after leaving `.running` under this lock).
+    /// Wakes the multi thread at most once per drain. Called under the lock so the doorbell cannot
+    /// be closed concurrently (the thread closes it only after leaving `.running` under this lock).
     private func wakeIfNeeded(_ state: inout State) {
         guard !state.wakeupSent else { return }
         state.wakeupSent = true
-        _ = curl_multi_wakeup(multi)
+        doorbell.signal()
     }
 
     // MARK: The multi thread
@@ -194,9 +187,8 @@ final class CurlMultiLoop: Sendable {
             case .work(let inbox, let cancellations):
                 for transfer in inbox { worker.start(transfer) }
                 for id in cancellations { worker.cancel(id: id) }
-                worker.perform()
-                // libcurl shortens the wait to its own next timer; the cap only bounds idle wakeups.
-                worker.poll(maxWait: 1000)
+                // libcurl's timer shortens the wait; the cap only bounds idle wakeups.
+                worker.turn(maxWait: 1000)
             }
         }
     }

@@ -22,8 +22,10 @@ final class CurlTransfer: @unchecked Sendable {
     var continuation: CheckedContinuation<HTTPResponse, any Error>?
 
     // Multi-thread-only state below.
-    /// The easy handle running this transfer, while it is attached to the multi handle.
+    /// The easy handle running this transfer, while it is attached to a multi handle.
     var handle: CurlEasyHandle?
+    /// The multi handle it is attached to, while it is.
+    var shard: CurlMultiShard?
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var responseHeaders = HTTPHeaders()
     private var body: [UInt8] = []
