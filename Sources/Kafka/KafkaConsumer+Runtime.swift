@@ -42,10 +42,11 @@ extension KafkaConsumer {
                     emit(.partitionsAssigned(partitions))
                 },
                 revoking: { [self] partitions in
-                    state.withLock { $0.willRevoke(partitions) }
-                    guard !partitions.isEmpty else { return }
+                    let paused = state.withLock { $0.willRevoke(partitions) }
+                    guard !partitions.isEmpty else { return paused }
                     onPartitionsRevoked?(partitions)
                     if let revokeDrainTimeout { _ = waitForStoredOffsets(of: partitions, timeout: revokeDrainTimeout) }
+                    return paused
                 },
                 revoked: { [self] partitions in
                     let signals = state.withLock { $0.didRevoke(partitions) }

@@ -216,11 +216,17 @@ extension KafkaConsumer {
         }
 
         /// Before the revoke hook: stop handing out messages of `partitions`.
-        mutating func willRevoke(_ partitions: [KafkaTopicPartition]) {
+        /// - Returns: those of them paused in librdkafka; the caller resumes them before unassign
+        ///   (librdkafka would otherwise keep them paused into a later assignment) and they are no
+        ///   longer counted as applied.
+        mutating func willRevoke(_ partitions: [KafkaTopicPartition]) -> [KafkaTopicPartition] {
             let leaving = Set(partitions).intersection(assigned)
             revoking.formUnion(leaving)
             _ = buffer.removeAll { leaving.contains($0.topicPartition) }
             for partition in leaving { held[partition] = nil }
+            let paused = appliedPaused.intersection(leaving)
+            appliedPaused.subtract(paused)
+            return paused.sorted { ($0.topic, $0.partition) < ($1.topic, $1.partition) }
         }
 
         /// After unassign: forget `partitions` entirely.

@@ -143,8 +143,11 @@ struct ConsumerGroupTests {
     /// librdkafka keeps a partition's pause flag across unassign and assign, so a partition paused
     /// (by backpressure or a waiting retry) when a rebalance takes it away and hands it back
     /// would stay paused in librdkafka while the consumer believes it fresh: a silent, permanent
-    /// stall (found by the chaos run after a broker outage). An assignment must start unpaused.
-    @Test("a partition paused before a rebalance and assigned back is consumed again without a resume")
+    /// stall (found by the chaos run after a broker outage). And the partition must come back at
+    /// the group's committed offset: a resume after the new assignment seeks to the member's own
+    /// stale position and replays what the other member already processed (a first fix did that,
+    /// and the chaos run crashed a worker on out-of-order offsets).
+    @Test("a partition paused before a rebalance comes back unpaused, at the offset the group committed meanwhile")
     func reassignedPausedPartitionIsConsumed() async throws {
         let cluster = try KafkaMockCluster()
         let topic = uniqueTopic("paused-rebalance")
@@ -155,20 +158,37 @@ struct ConsumerGroupTests {
         configuration.partitionAssignmentStrategy = .range
 
         let a = try KafkaConsumer(configuration: configuration)
-        _ = try await producer.sendAll(makeMessages(2, topic: topic, partitions: 2))
+        _ = try await producer.sendAll(makeMessages(2, topic: topic, partitions: 2))    // offset 0 on each
         _ = try await take(2, from: a, store: true)
+        try await a.commit()  // now: the embedded broker refuses the commit on revoke during the rebalance
         try a.pause(a.assignment)
         #expect(a.assignment.count == 2)
 
-        // B joins (A gives up both partitions and gets one back), then leaves (A gets both back).
+        // B joins (A gives up both partitions and gets one back), consumes and commits partition 1's
+        // offsets 1...5, then leaves (A gets both back).
         let b = try KafkaConsumer(configuration: configuration)
         try await waitUntil("B assigned") { !b.assignment.isEmpty }
+        let bPartition = try #require(b.assignment.first?.partition)
+        _ = try await producer.sendAll((1...5).map {
+            KafkaProducerMessage(topic: topic, partition: bPartition, key: Array("k\($0)".utf8), value: Array("v\($0)".utf8))
+        })
+        let takenByB = try await take(5, from: b, store: true)
+        #expect(takenByB.map(\.offset) == [1, 2, 3, 4, 5])
         await b.close()
         try await waitUntil("A owns both partitions again") { a.assignment.count == 2 }
 
-        _ = try await producer.sendAll(makeMessages(10, topic: topic, partitions: 2, offset: 2))
-        let after = try await take(10, from: a, timeout: .seconds(20))
-        #expect(Set(after.map(\.partition)) == [0, 1])
+        _ = try await producer.sendAll((6...9).flatMap { offset in
+            (Int32(0)..<2).map { KafkaProducerMessage(topic: topic, partition: $0, key: Array("k\(offset)".utf8), value: []) }
+        })
+        // B's partition resumes after B's commit (offsets 6...9); the other one, which only A ever
+        // consumed, continues after A's offset 0 (1...4). In order, nothing replayed.
+        var received: [Int32: [Int64]] = [:]
+        for message in try await take(8, from: a, timeout: .seconds(20)) {
+            received[message.partition, default: []].append(message.offset)
+        }
+        #expect(received[bPartition] == [6, 7, 8, 9], "partition \(bPartition) must resume at B's commit: \(received)")
+        #expect(received[1 - bPartition] == [1, 2, 3, 4], "\(received)")
+        try await expectNoMessage(from: a, within: .milliseconds(500))
         await a.close()
         await producer.close()
     }

@@ -2,6 +2,24 @@ import Testing
 @testable import Pipeline
 
 @Suite struct PartitionProgressTests {
+    /// A consumer that seeks back (after a fetch error, or a resume to a stale position) re-delivers
+    /// offsets the runner already admitted: they are dropped with a warning, never admitted twice,
+    /// and the worker does not crash (it once hit a precondition here under the chaos run).
+    @Test func aReDeliveredOffsetIsDroppedNotAdmittedTwice() {
+        var state = RunnerState(maxInFlight: 10, resumeThreshold: 5)
+        func record(_ offset: Int64) -> InboundRecord {
+            InboundRecord(topic: "t", partition: 0, offset: offset, key: Array("k\(offset)".utf8), value: [], timestamp: .distantPast)
+        }
+        _ = state.assigned([TopicPartition(topic: "t", partition: 0)])
+        for offset: Int64 in [5, 6, 7] { #expect(state.admit(record(offset)).replayedOffset == nil) }
+        #expect(state.inFlight == 3)
+        let again = state.admit(record(6))
+        #expect(again.replayedOffset == 6)
+        #expect(state.inFlight == 3)
+        #expect(state.admit(record(8)).replayedOffset == nil)
+        #expect(state.inFlight == 4)
+    }
+
     @Test func watermarkAdvancesOnlyOverContiguousDoneRecords() {
         var progress = PartitionProgress()
         for offset: Int64 in [10, 11, 13, 20] { progress.admit(offset) }  // gaps are fine

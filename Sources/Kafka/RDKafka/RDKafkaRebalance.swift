@@ -3,15 +3,16 @@ import CRdKafka
 /// The Swift steps of a group rebalance, called in order from librdkafka's rebalance
 /// callback on the consumer's poll thread.
 ///
-/// On assignment: `assign` (eager or incremental), resume (see below), then ``assigned``.
+/// On assignment: `assign` (eager or incremental), then ``assigned``.
 /// On revocation: ``revoking`` (the consumer drops buffered messages of those partitions and
-/// runs the application's revoke hook), then a synchronous commit of stored offsets (unless
+/// runs the application's revoke hook), a resume of those it had paused, then a synchronous commit of stored offsets (unless
 /// the assignment was lost), then `unassign`, then ``revoked``.
 struct RDKafkaRebalanceHandlers: Sendable {
     /// The partitions were added to the assignment.
     var assigned: @Sendable ([KafkaTopicPartition]) -> Void
     /// The partitions are about to be revoked; their offsets have not been committed yet.
-    var revoking: @Sendable ([KafkaTopicPartition]) -> Void
+    /// Returns those of them the consumer has paused in librdkafka (to be resumed before unassign).
+    var revoking: @Sendable ([KafkaTopicPartition]) -> [KafkaTopicPartition]
     /// The partitions left the assignment.
     var revoked: @Sendable ([KafkaTopicPartition]) -> Void
     /// A step of the rebalance failed.
@@ -40,16 +41,21 @@ func rdKafkaRebalanceCallback(
             let result = rd_kafka_assign(rk, partitions)
             if result != RD_KAFKA_RESP_ERR_NO_ERROR { handlers.error(KafkaError(result, context: "assign")) }
         }
-        // librdkafka keeps a partition's pause flag across unassign and assign: one paused when a
-        // rebalance took it away would come back paused, while the consumer (which forgets pauses
-        // on revoke) believes it fresh, and it would never be fetched again. A new assignment
-        // therefore always starts resumed; the application pauses again if it wants to.
-        let resumed = rd_kafka_resume_partitions(rk, partitions)
-        if resumed != RD_KAFKA_RESP_ERR_NO_ERROR { handlers.error(KafkaError(resumed, context: "resume on assign")) }
         handlers.assigned(topicPartitions)
 
     case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
-        handlers.revoking(topicPartitions)
+        let paused = handlers.revoking(topicPartitions)
+        // librdkafka keeps a partition's pause flag across unassign and assign: one paused when a
+        // rebalance takes it away would come back paused, while the consumer (which forgets pauses
+        // on revoke) believes it fresh, and it would never be fetched again. So the partitions the
+        // consumer paused are resumed here, while still assigned. Not after the next assign: a
+        // resume seeks to the partition's last *delivered* position, which for a partition that
+        // was away is stale and would replay older offsets ahead of the committed ones.
+        if !paused.isEmpty {
+            let list = RDKafkaTopicPartitionList(paused)
+            let resumed = rd_kafka_resume_partitions(rk, list.pointer)
+            if resumed != RD_KAFKA_RESP_ERR_NO_ERROR { handlers.error(KafkaError(resumed, context: "resume on revoke")) }
+        }
         if rd_kafka_assignment_lost(rk) == 0 {
             // Synchronous: the next owner must see these offsets when it starts.
             let result = rd_kafka_commit(rk, nil, 0)

@@ -24,10 +24,20 @@ struct PartitionProgress {
     /// Admitted records not yet passed by the watermark.
     var outstanding: Int { admitted.count - head }
 
-    /// Registers a record; offsets must increase.
+    /// The last offset admitted (kept apart from `admitted`, which is trimmed).
+    private(set) var lastAdmitted: Int64?
+
+    /// Whether `offset` comes after everything admitted so far (a source re-delivering an
+    /// already admitted offset within one assignment must not be admitted twice).
+    func canAdmit(_ offset: Int64) -> Bool {
+        lastAdmitted.map { $0 < offset } ?? true
+    }
+
+    /// Registers a record; offsets must increase (check ``canAdmit(_:)`` first).
     mutating func admit(_ offset: Int64) {
-        precondition(admitted.last.map { $0 < offset } ?? true, "offsets must be admitted in increasing order")
+        precondition(canAdmit(offset), "offsets must be admitted in increasing order")
         admitted.append(offset)
+        lastAdmitted = offset
     }
 
     /// Marks a record done. - Returns: whether the watermark advanced.

@@ -17,6 +17,8 @@ extension RunnerState {
         var heldUnprepared = false
         /// Held records a finished preparation released.
         var releasedUnprepared = 0
+        /// The offered record's offset was already admitted in this assignment: it was dropped.
+        var replayedOffset: Int64?
         /// Preparation batches to start (hook calls).
         var prepare: [ReadinessGate.Batch] = []
         /// Preparation batches to cancel (and wait for) before anything else of this transition.

@@ -120,6 +120,12 @@ struct RunnerState {
             nextGeneration += 1
         }
         guard !stopping, !inputFinished, !partitions[tp]!.revoking else { return effects }
+        guard partitions[tp]!.progress.canAdmit(record.offset) else {
+            // A re-delivery of an offset this assignment already admitted (a consumer seeking back
+            // after a fetch error or a resume): it is in flight or done already, so it is dropped.
+            effects.replayedOffset = record.offset
+            return effects
+        }
         partitions[tp]!.progress.admit(record.offset)
         inFlight += 1
         peakInFlight = max(peakInFlight, inFlight)

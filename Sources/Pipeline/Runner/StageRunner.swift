@@ -208,6 +208,12 @@ public final class StageRunner<S: Stage>: Sendable {
                 switch event {
                 case .record(let record):
                     let effects = mutate { $0.offer(record, due: self.dueTime(of: record), now: self.clock.now()) }
+                    if let offset = effects.replayedOffset {
+                        logger.warning("source re-delivered an offset already admitted; dropped", metadata: [
+                            LoggingKeys.kafkaPartition: .string(record.topicPartition.description),
+                            LoggingKeys.kafkaOffset: .integer(offset),
+                        ])
+                    }
                     if effects.heldUnprepared {
                         logger.debug("record held until its partition is prepared", metadata: [
                             LoggingKeys.kafkaPartition: .string(record.topicPartition.description),
