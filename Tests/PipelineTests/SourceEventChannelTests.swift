@@ -95,4 +95,22 @@ struct SourceEventChannelTests {
         #expect(terminated.current == 1, "the termination handler runs exactly once")
         _ = await blockedSender.value  // returns (true or false): it is not left waiting forever
     }
+
+    @Test("a waiting sender whose record is refused (its partition was revoked) gets false at once; others keep waiting")
+    func refuseWaitingSenders() async {
+        let channel = SourceEventChannel(capacity: 1)
+        #expect(await channel.send(record(0)))
+        let revokedSender = Task { await channel.send(record(1, partition: 1)) }
+        let keptSender = Task { await channel.send(record(2, partition: 2)) }
+        while channel.waitingSenderCount < 2 { await Task.yield() }  // both parked on the full channel
+        channel.refuseWaiting { $0.partition == 1 }
+        #expect(await revokedSender.value == false)
+        var iterator = channel.makeAsyncIterator()
+        var offsets: [Int64] = []
+        for _ in 0..<2 {
+            if case .record(let record)? = await iterator.next() { offsets.append(record.offset) }
+        }
+        #expect(await keptSender.value == true)
+        #expect(offsets == [0, 2])
+    }
 }

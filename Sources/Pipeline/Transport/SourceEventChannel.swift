@@ -22,7 +22,9 @@ public final class SourceEventChannel: AsyncSequence, Sendable {
         var records = 0
         var finished = false
         var receiver: CheckedContinuation<SourceEvent?, Never>?
-        var senders: [CheckedContinuation<Void, Never>] = []
+        /// Senders waiting for room, with the record each holds: resumed with true to try again,
+        /// false when ``refuseWaiting(_:)`` refused their record.
+        var senders: [(record: InboundRecord, continuation: CheckedContinuation<Bool, Never>)] = []
         var onTermination: (@Sendable () -> Void)?
     }
 
@@ -61,16 +63,37 @@ public final class SourceEventChannel: AsyncSequence, Sendable {
             switch step {
             case .done(let enqueued): return enqueued
             case .wait:
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let tryAgain = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                     let resumeNow = state.withLock { state in
                         if state.finished || state.records < capacity { return true }
-                        state.senders.append(continuation)
+                        state.senders.append((record, continuation))
                         return false
                     }
-                    if resumeNow { continuation.resume() }
+                    if resumeNow { continuation.resume(returning: true) }
                 }
+                if !tryAgain { return false }
             }
         }
+    }
+
+    /// Senders currently waiting for room (for tests and diagnostics).
+    public var waitingSenderCount: Int { state.withLock { $0.senders.count } }
+
+    /// Refuses, at once, the records of waiting senders that `shouldRefuse` picks: their `send`
+    /// returns false. A source calls this when partitions are revoked, so a record fetched under
+    /// the old assignment and still waiting for room cannot slip in after the partition is
+    /// assigned again (it would precede the re-fetched, older offsets the group committed).
+    public func refuseWaiting(_ shouldRefuse: (InboundRecord) -> Bool) {
+        let refused: [CheckedContinuation<Bool, Never>] = state.withLock { state in
+            var refused: [CheckedContinuation<Bool, Never>] = []
+            state.senders.removeAll { sender in
+                guard shouldRefuse(sender.record) else { return false }
+                refused.append(sender.continuation)
+                return true
+            }
+            return refused
+        }
+        for continuation in refused { continuation.resume(returning: false) }
     }
 
     /// Enqueues a control event at once, whatever the number of waiting records.
@@ -104,7 +127,7 @@ public final class SourceEventChannel: AsyncSequence, Sendable {
     private func receive() async -> SourceEvent? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<SourceEvent?, Never>) in
-                let (event, ready, senders) = state.withLock { state -> (SourceEvent?, Bool, [CheckedContinuation<Void, Never>]) in
+                let (event, ready, senders) = state.withLock { state -> (SourceEvent?, Bool, [CheckedContinuation<Bool, Never>]) in
                     if let event = Self.dequeue(&state) {
                         return (event, true, Self.takeSendersIfRoom(&state, capacity: capacity))
                     }
@@ -112,7 +135,7 @@ public final class SourceEventChannel: AsyncSequence, Sendable {
                     state.receiver = continuation
                     return (nil, false, [])
                 }
-                for sender in senders { sender.resume() }
+                for sender in senders { sender.resume(returning: true) }
                 if ready { continuation.resume(returning: event) }
             }
         } onCancel: {
@@ -140,7 +163,7 @@ public final class SourceEventChannel: AsyncSequence, Sendable {
             return (receiver, senders, handler)
         }
         receiver?.resume(returning: nil)
-        for sender in senders { sender.resume() }
+        for sender in senders { sender.continuation.resume(returning: false) }
         handler?()
     }
 
@@ -170,9 +193,9 @@ public final class SourceEventChannel: AsyncSequence, Sendable {
         return event
     }
 
-    private static func takeSendersIfRoom(_ state: inout State, capacity: Int) -> [CheckedContinuation<Void, Never>] {
+    private static func takeSendersIfRoom(_ state: inout State, capacity: Int) -> [CheckedContinuation<Bool, Never>] {
         guard state.records < capacity, !state.senders.isEmpty else { return [] }
-        let senders = state.senders
+        let senders = state.senders.map(\.continuation)
         state.senders.removeAll()
         return senders
     }

@@ -74,6 +74,10 @@ public final class KafkaRecordSource: RecordSource {
                 state.owned.subtract(mapped)
                 return state.channel
             }
+            // A record of these partitions waiting for room in the channel was fetched under this
+            // assignment: refuse it now, before the partitions can be assigned again.
+            let revoked = Set(mapped)
+            channel?.refuseWaiting { revoked.contains($0.topicPartition) }
             channel?.yieldControl(.revoked(PartitionRevocation(partitions: mapped, onAcknowledge: { acknowledged.signal() })))
             if channel != nil, acknowledged.wait(timeout: .now() + .milliseconds(waitMilliseconds)) == .timedOut {
                 logger.warning("revocation not acknowledged in time; releasing partitions", metadata: [
