@@ -60,6 +60,9 @@ extension KafkaConsumer {
         private(set) var isBackpressurePaused = false
         /// What librdkafka currently has paused (changed only by the poll thread).
         private var appliedPaused: Set<KafkaTopicPartition> = []
+        /// The current assignment's number per assigned partition (stamped on its messages).
+        private(set) var generations: [KafkaTopicPartition: UInt64] = [:]
+        private var nextGeneration: UInt64 = 1
         /// How often backpressure engaged (for tests and metrics).
         private(set) var backpressurePauseCount = 0
 
@@ -80,9 +83,10 @@ extension KafkaConsumer {
         mutating func messagesPolled(_ messages: [KafkaConsumerMessage]) -> Wakeups {
             var wakeups = Wakeups()
             guard lifecycle == .running else { return wakeups }
-            for message in messages {
+            for var message in messages {
                 let partition = message.topicPartition
                 guard assigned.contains(partition), !revoking.contains(partition) else { continue }
+                message.assignmentGeneration = generations[partition] ?? 0
                 if userPaused.contains(partition) {
                     held[partition, default: []].append(message)
                 } else if !waiters.isEmpty {
@@ -208,6 +212,8 @@ extension KafkaConsumer {
 
         mutating func didAssign(_ partitions: [KafkaTopicPartition]) {
             for partition in partitions {
+                generations[partition] = nextGeneration
+                nextGeneration += 1
                 assigned.insert(partition)
                 revoking.remove(partition)
                 delivered[partition] = nil
@@ -232,6 +238,7 @@ extension KafkaConsumer {
         /// After unassign: forget `partitions` entirely.
         mutating func didRevoke(_ partitions: [KafkaTopicPartition]) -> [DispatchSemaphore] {
             for partition in partitions {
+                generations[partition] = nil
                 assigned.remove(partition)
                 revoking.remove(partition)
                 userPaused.remove(partition)

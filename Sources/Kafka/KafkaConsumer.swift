@@ -124,6 +124,12 @@ public final class KafkaConsumer: Sendable {
         runtime.state.withLock { $0.assigned }.sorted()
     }
 
+    /// The number of the partition's current assignment (what its messages carry as
+    /// ``KafkaConsumerMessage/assignmentGeneration``), or nil when it is not assigned.
+    public func assignmentGeneration(of partition: KafkaTopicPartition) -> UInt64? {
+        runtime.state.withLock { $0.generations[partition] }
+    }
+
     /// Blocks until every message handed out by ``messages`` for `partitions` has had its
     /// offset stored, or until `timeout`.
     ///

@@ -159,7 +159,13 @@ struct ConsumerGroupTests {
 
         let a = try KafkaConsumer(configuration: configuration)
         _ = try await producer.sendAll(makeMessages(2, topic: topic, partitions: 2))    // offset 0 on each
-        _ = try await take(2, from: a, store: true)
+        let first = try await take(2, from: a, store: true)
+        // Messages carry the number of the assignment they were received under.
+        let generationsBefore = Dictionary(uniqueKeysWithValues: first.map { ($0.partition, $0.assignmentGeneration) })
+        for message in first {
+            #expect(message.assignmentGeneration != 0)
+            #expect(message.assignmentGeneration == a.assignmentGeneration(of: message.topicPartition))
+        }
         try await a.commit()  // now: the embedded broker refuses the commit on revoke during the rebalance
         try a.pause(a.assignment)
         #expect(a.assignment.count == 2)
@@ -185,6 +191,9 @@ struct ConsumerGroupTests {
         var received: [Int32: [Int64]] = [:]
         for message in try await take(8, from: a, timeout: .seconds(20)) {
             received[message.partition, default: []].append(message.offset)
+            // A later assignment of the same partition: a new number, which its messages carry.
+            #expect(message.assignmentGeneration == a.assignmentGeneration(of: message.topicPartition))
+            #expect(message.assignmentGeneration != generationsBefore[message.partition])
         }
         #expect(received[bPartition] == [6, 7, 8, 9], "partition \(bPartition) must resume at B's commit: \(received)")
         #expect(received[1 - bPartition] == [1, 2, 3, 4], "\(received)")

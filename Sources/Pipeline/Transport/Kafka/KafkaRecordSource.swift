@@ -123,9 +123,14 @@ public final class KafkaRecordSource: RecordSource {
                     guard let message = try await iterator.next() else { break }
                     let record = InboundRecord(message)
                     // Waits while the channel is full: the consumer's buffer then fills and pauses
-                    // fetching. A record whose partition was revoked meanwhile is dropped.
+                    // fetching. A record whose partition was revoked meanwhile is dropped, also
+                    // when the partition has been assigned again since (the message's assignment
+                    // number is not the current one): the new assignment re-fetches it from the
+                    // committed offset, in order.
+                    let generation = message.assignmentGeneration
                     await channel.send(record, if: {
                         shared.state.withLock { $0.owned.contains(record.topicPartition) }
+                            && consumer.assignmentGeneration(of: message.topicPartition) == generation
                     })
                     if Task.isCancelled { break }
                 }
