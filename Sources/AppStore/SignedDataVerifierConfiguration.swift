@@ -96,35 +96,22 @@ public struct SignedDataVerifierConfiguration: Sendable {
         func fail(_ key: String, _ message: String) -> AppStoreConfigurationError {
             AppStoreConfigurationError(key: key, message: message)
         }
-        guard !trustAnchors.isEmpty else { throw fail("trustAnchors", "at least one trust anchor is required") }
-        if let empty = bundleIds.first(where: { $0.isEmpty }) {
-            throw fail("bundleIds", "bundle ids must be non-empty strings, got \"\(empty)\"")
-        }
+        try VerifierPolicyChecks.checkTrust(anchors: trustAnchors, bundleIds: bundleIds)
         if let appAppleId, appAppleId <= 0 { throw fail("appAppleId", "must be positive, got \(appAppleId)") }
-        for test in allowedTestEnvironments where test == .production || test == .sandbox {
-            throw fail("allowedTestEnvironments", "may only hold Xcode or LocalTesting, got \(test.rawValue); use environment for \(test.rawValue)")
-        }
-        guard (1...16_777_216).contains(limits.maxJWSBytes) else {
-            throw fail("limits.maxJWSBytes", "must be in 1...16777216, got \(limits.maxJWSBytes)")
-        }
+        try VerifierPolicyChecks.checkTestEnvironments(allowedTestEnvironments)
+        try VerifierPolicyChecks.check(limits.maxJWSBytes, in: 1...16_777_216, key: "limits.maxJWSBytes")
         guard (1...limits.maxJWSBytes).contains(limits.maxHeaderBytes) else {
             throw fail("limits.maxHeaderBytes", "must be in 1...maxJWSBytes (\(limits.maxJWSBytes)), got \(limits.maxHeaderBytes)")
         }
         guard (1...limits.maxJWSBytes).contains(limits.maxPayloadBytes) else {
             throw fail("limits.maxPayloadBytes", "must be in 1...maxJWSBytes (\(limits.maxJWSBytes)), got \(limits.maxPayloadBytes)")
         }
-        guard (1...256).contains(limits.maxJSONDepth) else {
-            throw fail("limits.maxJSONDepth", "must be in 1...256, got \(limits.maxJSONDepth)")
-        }
+        try VerifierPolicyChecks.check(limits.maxJSONDepth, in: 1...256, key: "limits.maxJSONDepth")
         guard limits.earliestDate < limits.latestDate else {
             throw fail("limits.earliestDate", "must be before limits.latestDate")
         }
-        guard (1...100_000).contains(limits.chainCacheCapacity) else {
-            throw fail("limits.chainCacheCapacity", "must be in 1...100000, got \(limits.chainCacheCapacity)")
-        }
-        guard (1...100_000).contains(limits.rejectedHeaderCacheCapacity) else {
-            throw fail("limits.rejectedHeaderCacheCapacity", "must be in 1...100000, got \(limits.rejectedHeaderCacheCapacity)")
-        }
+        try VerifierPolicyChecks.check(limits.chainCacheCapacity, in: 1...100_000, key: "limits.chainCacheCapacity")
+        try VerifierPolicyChecks.check(limits.rejectedHeaderCacheCapacity, in: 1...100_000, key: "limits.rejectedHeaderCacheCapacity")
     }
 
     /// Whether an environment claim is accepted: the policy, or an explicitly allowed test environment.

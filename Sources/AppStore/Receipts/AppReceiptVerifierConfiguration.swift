@@ -82,28 +82,12 @@ public struct AppReceiptVerifierConfiguration: Sendable {
     /// Checks the configuration for values that can never work.
     /// - Throws: ``AppStoreConfigurationError`` naming the first offending key.
     public func validate() throws {
-        func fail(_ key: String, _ message: String) -> AppStoreConfigurationError {
-            AppStoreConfigurationError(key: key, message: message)
-        }
-        guard !trustAnchors.isEmpty else { throw fail("trustAnchors", "at least one trust anchor is required") }
-        if let empty = bundleIds.first(where: { $0.isEmpty }) {
-            throw fail("bundleIds", "bundle ids must be non-empty strings, got \"\(empty)\"")
-        }
-        for test in allowedTestEnvironments where test == .production || test == .sandbox {
-            throw fail("allowedTestEnvironments", "may only hold Xcode or LocalTesting, got \(test.rawValue); use environment for \(test.rawValue)")
-        }
-        guard (16...268_435_456).contains(limits.maxReceiptBytes) else {
-            throw fail("limits.maxReceiptBytes", "must be in 16...268435456, got \(limits.maxReceiptBytes)")
-        }
-        guard (1...64).contains(limits.maxCertificates) else {
-            throw fail("limits.maxCertificates", "must be in 1...64, got \(limits.maxCertificates)")
-        }
-        guard (1...100_000).contains(limits.chainCacheCapacity) else {
-            throw fail("limits.chainCacheCapacity", "must be in 1...100000, got \(limits.chainCacheCapacity)")
-        }
-        guard (1...100_000).contains(limits.rejectedChainCacheCapacity) else {
-            throw fail("limits.rejectedChainCacheCapacity", "must be in 1...100000, got \(limits.rejectedChainCacheCapacity)")
-        }
+        try VerifierPolicyChecks.checkTrust(anchors: trustAnchors, bundleIds: bundleIds)
+        try VerifierPolicyChecks.checkTestEnvironments(allowedTestEnvironments)
+        try VerifierPolicyChecks.check(limits.maxReceiptBytes, in: 16...268_435_456, key: "limits.maxReceiptBytes")
+        try VerifierPolicyChecks.check(limits.maxCertificates, in: 1...64, key: "limits.maxCertificates")
+        try VerifierPolicyChecks.check(limits.chainCacheCapacity, in: 1...100_000, key: "limits.chainCacheCapacity")
+        try VerifierPolicyChecks.check(limits.rejectedChainCacheCapacity, in: 1...100_000, key: "limits.rejectedChainCacheCapacity")
     }
 
     /// Whether a receipt's environment is accepted: the policy, or an explicitly allowed test environment.
