@@ -7,20 +7,9 @@ import Testing
 /// transaction granted twice and no verdict contradicting the generator (exit status 0).
 @Suite(.timeLimit(.minutes(5))) struct ChaosShortTests {
     @Test func shortChaosRunLosesNothingAndDuplicatesNothing() throws {
-        let binary = CrashRestartTests.binary
-        try #require(FileManager.default.isExecutableFile(atPath: binary), "build receiptd first: \(binary)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["chaos", "--submissions", "3000", "--kills", "4", "--seed", "11", "--timeout", "60"]
-        process.currentDirectoryURL = BrokerFixture.repository
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let ledger = String(decoding: data, as: UTF8.self)
-        #expect(process.terminationStatus == 0, "\(ledger)")
+        let (status, ledger) = try CrashRestartTests.runToCompletion(["chaos", "--submissions", "3000", "--kills", "4", "--seed", "11",
+                                                                      "--timeout", "60"])
+        #expect(status == 0, "\(ledger)")
         #expect(Self.row("LOST (no verdict)", in: ledger) == "0", "\(ledger)")
         #expect(Self.row("DUPLICATED (event emitted twice)", in: ledger) == "0")
         #expect(Self.row("DOUBLE GRANTS (transaction granted twice)", in: ledger) == "0")

@@ -12,6 +12,23 @@ import Testing
             ?? BrokerFixture.repository.appendingPathComponent(".build/debug/receiptd").path
     }
 
+    /// Runs `receiptd arguments` from the repository to completion (stderr discarded).
+    /// - Returns: its exit status and standard output.
+    static func runToCompletion(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        try #require(FileManager.default.isExecutableFile(atPath: binary), "build receiptd first: \(binary)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.currentDirectoryURL = BrokerFixture.repository
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
     /// Starts `receiptd fulfil --config config`, appending its output to `log`.
     func startWorker(config: String, log: String) throws -> Process {
         let process = Process()

@@ -9,20 +9,8 @@ import Testing
 /// against what the generator knows to be right and exits non-zero on any difference.
 @Suite(.timeLimit(.minutes(3))) struct DemoProcessTests {
     @Test func demoAccountsForEverySubmissionWithTheExpectedVerdict() throws {
-        let binary = CrashRestartTests.binary
-        try #require(FileManager.default.isExecutableFile(atPath: binary), "build receiptd first: \(binary)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["demo", "--submissions", "800", "--seed", "5", "--timeout", "90"]
-        process.currentDirectoryURL = BrokerFixture.repository
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let summary = String(decoding: data, as: UTF8.self)
-        #expect(process.terminationStatus == 0, "\(summary)")
+        let (status, summary) = try CrashRestartTests.runToCompletion(["demo", "--submissions", "800", "--seed", "5", "--timeout", "90"])
+        #expect(status == 0, "\(summary)")
         #expect(summary.contains("result: PASS"))
         #expect(summary.contains("serverNotification"))
         #expect(summary.contains("transactionId"))
