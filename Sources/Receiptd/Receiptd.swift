@@ -5,7 +5,7 @@ import Foundation
 @main
 enum Receiptd {
     static let subcommands: [any Command.Type] = [
-        IngestCommand.self, VerifyCommand.self, FulfilCommand.self,
+        IngestCommand.self, VerifyCommand.self, FulfilCommand.self, OwnersCommand.self, EntitlementsCommand.self,
         BrokerCommand.self, CheckCommand.self, ReplayCommand.self, DemoCommand.self, BenchCommand.self, ConfigCommand.self,
         FakeAppStoreCommand.self, ChaosCommand.self,
     ]

@@ -45,7 +45,7 @@ import Testing
         #expect(monthly.cancellationDate == nil)
         #expect(monthly.webOrderLineItemId == 4_000_000_012_345_678)
         #expect(monthly.isTrialPeriod == true && monthly.isInIntroOfferPeriod == false)
-        #expect(monthly.rawProductType == 3 && monthly.productType == .autoRenewableSubscription)
+        #expect(monthly.rawProductType == 3 && monthly.productType == .autoRenewable)
         #expect(monthly.promotionalOfferId == nil && monthly.otherAttributes.isEmpty)
 
         let coins = try #require(receipt.inAppPurchases.first { $0.transactionId == "4000000000000002" })

@@ -26,7 +26,7 @@ import Testing
         let r3 = try verifier.verifyAndDecodeAppReceipt(try ReceiptVectors.base64(ReceiptVectors.appleReceipts[2])).get()
         let products = Dictionary(grouping: r3.inAppPurchases, by: { $0.productId ?? "" }).mapValues(\.count)
         #expect(products == ["com.nutcallalert.inapp.optimum": 116, "com.nutcallalert.inapp.pro": 39, "com.nutcallalert.inapp.lite": 32])
-        #expect(r3.inAppPurchases.allSatisfy { $0.productType == .autoRenewableSubscription })
+        #expect(r3.inAppPurchases.allSatisfy { $0.productType == .autoRenewable })
     }
 
     @Test func xcodeReceiptIsRejectedAsUntrusted() throws {

@@ -72,7 +72,7 @@ public struct JWSTransactionDecodedPayload: Sendable, Hashable, Codable {
     public var offerPeriod: String?
 
     /// The product type, or `nil` for an unknown value.
-    public var type: ProductType? { ProductType(rawValue: rawType) }
+    public var type: ProductType? { ProductType(appleType: rawType) }
     /// The environment, or `nil` for an unknown value.
     public var environment: AppStoreEnvironment? { AppStoreEnvironment(rawValue: rawEnvironment) }
     /// The app account token as a UUID, or `nil` when absent or not a UUID.

@@ -24,7 +24,7 @@ public struct InAppPurchaseReceipt: Sendable, Hashable {
     public var originalTransactionId: String?
     /// 1706, the date of the original purchase.
     public var originalPurchaseDate: Date?
-    /// 1707 as signed (undocumented by Apple; see ``InAppPurchaseProductType``).
+    /// 1707 as signed (undocumented by Apple; see ``ProductType/init(receiptCode:)``).
     public var rawProductType: Int64?
     /// 1708, when the subscription period expires (auto-renewable subscriptions).
     public var expiresDate: Date?
@@ -47,7 +47,7 @@ public struct InAppPurchaseReceipt: Sendable, Hashable {
     }
 
     /// The typed product type, `nil` when absent or unknown.
-    public var productType: InAppPurchaseProductType? { rawProductType.flatMap(InAppPurchaseProductType.init(rawValue:)) }
+    public var productType: ProductType? { rawProductType.flatMap(ProductType.init(receiptCode:)) }
 
     /// The raw attributes of one type that the model does not name.
     /// - Parameter type: An attribute type, e.g. `1710`.

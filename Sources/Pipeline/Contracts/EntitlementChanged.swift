@@ -1,103 +1,117 @@
+import AppStore
 import Foundation
 
-/// `entitlement-changed/v1`: fulfil's output on ``Topics/entitlementsChanged``, keyed by the
-/// ``OwnerKey`` and written to the partition number of the `receipts.verified` record it came
-/// from (``OutputPartitioning/inputPartition``). Input partitions are chosen by
-/// `originalTransactionId`, so every change of one purchase lands in one output partition, in
-/// order; that partition is also fulfil's de-duplication ledger (``KafkaFulfilmentLedger``).
+/// `entitlement-changed/v2`: one change of one purchase for one owner and entitlement, on
+/// ``Topics/entitlementsChanged``, keyed by the ``OwnerKey`` and written to the partition number of
+/// the `receipts.verified` record it came from (``OutputPartitioning/inputPartition``), so every
+/// change of a purchase is in one partition, in order; that partition is also fulfil's ledger.
 ///
-/// Fields: `schema`, `eventId`, `action` (``EntitlementAction``), `bundleId`, `userId`,
-/// `entitlement` (catalogue name), `productId`, `productType` (``ProductType``), `transactionId`,
-/// `originalTransactionId`, `quantity` (consumables: purchase quantity × units per purchase;
-/// `null` otherwise), `validUntil` (RFC 3339 or `null` = no end), `effectiveAt` (RFC 3339),
-/// `environment` (Apple's raw value), `submissionId`, `signedDate` (RFC 3339 or `null`).
+/// A backend applies it blindly: `status`, `hasAccess` and `validUntil` are the *resulting* state
+/// of this purchase for this owner and entitlement (a refund of an old period after a renewal says
+/// `active`). `change` says what happened (``EntitlementChangeKind``), `action` its coarse effect.
+/// `purchase` is the purchase's whole resulting ``PurchaseState`` (what the ledger rebuilds from).
+/// The JSON Schema is `Config/schemas/entitlement-changed.v2.schema.json`.
 ///
-/// `eventId` is deterministic (``eventId(transactionId:action:)``): processing the same
-/// transaction twice yields the same id, so consumers can de-duplicate on it.
-public struct EntitlementChanged: Sendable, Codable, Equatable, OutboundMessage {
+/// `eventId` is deterministic: SHA-256 of `originalTransactionId|version|index`, where `version`
+/// counts the changes applied to the purchase and `index` orders the events of one input. The
+/// same change delivered twice changes nothing the second time, so it is one event; a new change
+/// of the same transaction (extension, reinstatement, grace period) is a new version, so a new id.
+public struct EntitlementChanged: Sendable, Codable, Equatable {
     /// The schema identifier of this contract.
-    public static let schema = "entitlement-changed/v1"
-    public static var outputTopic: OutputTopic { .entitlementsChanged }
-    /// Co-partitioned with `receipts.verified`: output partition `p` is the ledger of input partition `p`.
-    public static var partitioning: OutputPartitioning { .inputPartition }
+    public static let schema = "entitlement-changed/v2"
 
-    /// The contract identifier, checked on decode.
     public var schema: String
-    /// Deterministic id of this change (see ``eventId(transactionId:action:)``).
     public var eventId: String
-    /// What happened to the entitlement.
+    public var change: EntitlementChangeKind
     public var action: EntitlementAction
-    /// The app's bundle identifier.
     public var bundleId: String
-    /// The app's own user id (opaque).
     public var userId: String
-    /// The catalogue entitlement name.
     public var entitlement: String
-    /// The App Store product id.
     public var productId: String
-    /// The catalogue product type.
     public var productType: ProductType
-    /// The App Store transaction id.
+    /// The transaction that caused the change.
     public var transactionId: String
-    /// The first transaction of the purchase (stable across renewals).
     public var originalTransactionId: String
-    /// Units granted (consumables only).
+    /// Units granted, taken back (clawback) or restored (consumables); nil otherwise.
     public var quantity: Int?
-    /// When access ends; nil means no end.
+    public var status: PurchaseStatus
+    public var hasAccess: Bool
+    /// When access ends (nil: no end).
     public var validUntil: Date?
-    /// When the change takes effect.
+    /// When the change took effect.
     public var effectiveAt: Date
-    /// Apple's raw environment (`Production`, `Sandbox`, …).
+    public var autoRenew: Bool?
+    public var pendingProductId: String?
+    public var expirationReason: String?
+    public var revocationReason: Int?
+    /// `PURCHASED` or `FAMILY_SHARED`.
+    public var ownershipType: String
+    /// Apple's raw environment.
     public var environment: String
-    /// The producer's idempotency id of the submission.
+    /// The notification that caused the change (nil for a transaction submitted directly).
+    public var notificationType: String?
+    public var notificationSubtype: String?
     public var submissionId: String
-    /// When Apple signed the underlying transaction.
+    /// Apple's `signedDate` of the input.
     public var signedDate: Date?
+    /// The purchase's resulting state.
+    public var purchase: PurchaseState
 
-    /// Creates a change with the current schema; `eventId` is derived from the transaction and action.
-    public init(action: EntitlementAction, bundleId: String, userId: String, entitlement: String,
-                productId: String, productType: ProductType, transactionId: String,
-                originalTransactionId: String, quantity: Int?, validUntil: Date?, effectiveAt: Date,
-                environment: String, submissionId: String, signedDate: Date?) {
-        self.schema = Self.schema
-        self.eventId = Self.eventId(transactionId: transactionId, action: action)
-        self.action = action
-        self.bundleId = bundleId
-        self.userId = userId
-        self.entitlement = entitlement
-        self.productId = productId
-        self.productType = productType
-        self.transactionId = transactionId
-        self.originalTransactionId = originalTransactionId
-        self.quantity = quantity
-        self.validUntil = validUntil
+    /// Creates an event for one change of an applied input.
+    public init(change: LifecycleChange, index: Int, purchase: PurchaseState, transaction: VerifiedTransaction,
+                submissionId: String, effectiveAt: Date) {
+        schema = Self.schema
+        eventId = Self.eventId(originalTransactionId: purchase.originalTransactionId, version: purchase.version, index: index)
+        self.change = change.kind
+        action = change.action
+        bundleId = change.owner.bundleId
+        userId = change.owner.userId
+        entitlement = change.entitlement
+        productId = change.productId
+        productType = purchase.productType
+        transactionId = transaction.transactionId
+        originalTransactionId = purchase.originalTransactionId
+        quantity = change.quantity
+        status = change.status
+        hasAccess = change.hasAccess
+        validUntil = change.validUntil
         self.effectiveAt = effectiveAt
-        self.environment = environment
+        autoRenew = purchase.autoRenew
+        pendingProductId = purchase.pendingProductId
+        expirationReason = change.status == .expired ? purchase.expirationReason : nil
+        revocationReason = change.status == .revoked ? purchase.revocationReason : nil
+        ownershipType = purchase.ownershipType
+        environment = purchase.environment
+        notificationType = transaction.notification?.notificationType
+        notificationSubtype = transaction.notification?.subtype
         self.submissionId = submissionId
-        self.signedDate = signedDate
+        signedDate = transaction.notification?.signedDate ?? transaction.signedDate
+        self.purchase = purchase
     }
 
-    /// The deterministic event id: lowercase hex SHA-256 of `transactionId + "|" + action`.
-    ///
-    /// A transaction id is unique per App Store transaction and the action says what happened to
-    /// it, so the pair identifies the business event regardless of how often it is processed.
-    public static func eventId(transactionId: String, action: EntitlementAction) -> String {
-        SHA256.hexDigest(transactionId + "|" + action.rawValue)
+    /// The deterministic event id: lowercase hex SHA-256 of `originalTransactionId|version|index`.
+    public static func eventId(originalTransactionId: String, version: Int, index: Int) -> String {
+        SHA256.hexDigest("\(originalTransactionId)|\(version)|\(index)")
     }
 
     /// The owner of the entitlement.
     public var owner: OwnerKey { OwnerKey(bundleId: bundleId, userId: userId) }
-    public var recordKey: String { owner.encoded }
 
     private enum CodingKeys: String, CodingKey {
-        case schema, eventId, action, bundleId, userId, entitlement, productId, productType, transactionId
-        case originalTransactionId, quantity, validUntil, effectiveAt, environment, submissionId, signedDate
+        case schema, eventId, change, action, bundleId, userId, entitlement, productId, productType, transactionId
+        case originalTransactionId, quantity, status, hasAccess, validUntil, effectiveAt, autoRenew, pendingProductId
+        case expirationReason, revocationReason, ownershipType, environment, notificationType, notificationSubtype
+        case submissionId, signedDate, purchase
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         schema = try c.decode(String.self, forKey: .schema)
+        guard schema == Self.schema else {
+            throw DecodingError.dataCorruptedError(forKey: .schema, in: c, debugDescription: "expected \(Self.schema)")
+        }
         eventId = try c.decode(String.self, forKey: .eventId)
+        change = try c.decode(EntitlementChangeKind.self, forKey: .change)
         action = try c.decode(EntitlementAction.self, forKey: .action)
         bundleId = try c.decode(String.self, forKey: .bundleId)
         userId = try c.decode(String.self, forKey: .userId)
@@ -107,17 +121,28 @@ public struct EntitlementChanged: Sendable, Codable, Equatable, OutboundMessage 
         transactionId = try c.decode(String.self, forKey: .transactionId)
         originalTransactionId = try c.decode(String.self, forKey: .originalTransactionId)
         quantity = try c.decodeIfPresent(Int.self, forKey: .quantity)
+        status = try c.decode(PurchaseStatus.self, forKey: .status)
+        hasAccess = try c.decode(Bool.self, forKey: .hasAccess)
         validUntil = try c.decodeTimestampIfPresent(forKey: .validUntil)
         effectiveAt = try c.decodeTimestamp(forKey: .effectiveAt)
+        autoRenew = try c.decodeIfPresent(Bool.self, forKey: .autoRenew)
+        pendingProductId = try c.decodeIfPresent(String.self, forKey: .pendingProductId)
+        expirationReason = try c.decodeIfPresent(String.self, forKey: .expirationReason)
+        revocationReason = try c.decodeIfPresent(Int.self, forKey: .revocationReason)
+        ownershipType = try c.decode(String.self, forKey: .ownershipType)
         environment = try c.decode(String.self, forKey: .environment)
+        notificationType = try c.decodeIfPresent(String.self, forKey: .notificationType)
+        notificationSubtype = try c.decodeIfPresent(String.self, forKey: .notificationSubtype)
         submissionId = try c.decode(String.self, forKey: .submissionId)
         signedDate = try c.decodeTimestampIfPresent(forKey: .signedDate)
+        purchase = try c.decode(PurchaseState.self, forKey: .purchase)
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(schema, forKey: .schema)
         try c.encode(eventId, forKey: .eventId)
+        try c.encode(change, forKey: .change)
         try c.encode(action, forKey: .action)
         try c.encode(bundleId, forKey: .bundleId)
         try c.encode(userId, forKey: .userId)
@@ -127,10 +152,36 @@ public struct EntitlementChanged: Sendable, Codable, Equatable, OutboundMessage 
         try c.encode(transactionId, forKey: .transactionId)
         try c.encode(originalTransactionId, forKey: .originalTransactionId)
         try c.encode(quantity, forKey: .quantity)
+        try c.encode(status, forKey: .status)
+        try c.encode(hasAccess, forKey: .hasAccess)
         try c.encodeTimestamp(validUntil, forKey: .validUntil)
         try c.encodeTimestamp(effectiveAt, forKey: .effectiveAt)
+        try c.encode(autoRenew, forKey: .autoRenew)
+        try c.encode(pendingProductId, forKey: .pendingProductId)
+        try c.encode(expirationReason, forKey: .expirationReason)
+        try c.encode(revocationReason, forKey: .revocationReason)
+        try c.encode(ownershipType, forKey: .ownershipType)
         try c.encode(environment, forKey: .environment)
+        try c.encode(notificationType, forKey: .notificationType)
+        try c.encode(notificationSubtype, forKey: .notificationSubtype)
         try c.encode(submissionId, forKey: .submissionId)
         try c.encodeTimestamp(signedDate, forKey: .signedDate)
+        try c.encode(purchase, forKey: .purchase)
+    }
+}
+
+/// Reads back only what fulfil's ledger needs of an `entitlement-changed/v2` record (its
+/// `purchase`), so a rebuild does not decode every field.
+struct PurchaseOfEvent: Decodable {
+    var purchase: PurchaseState
+
+    private enum CodingKeys: String, CodingKey { case schema, purchase }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        guard try c.decode(String.self, forKey: .schema) == EntitlementChanged.schema else {
+            throw DecodingError.dataCorruptedError(forKey: .schema, in: c, debugDescription: "not \(EntitlementChanged.schema)")
+        }
+        purchase = try c.decode(PurchaseState.self, forKey: .purchase)
     }
 }

@@ -5,8 +5,12 @@ public enum OutputTopic: String, Sendable, Hashable, CaseIterable {
     case ingested
     /// `receipt-verified/v1`, ``Topics/verified``.
     case verified
-    /// `entitlement-changed/v1`, ``Topics/entitlementsChanged``.
+    /// `entitlement-changed/v2`, ``Topics/entitlementsChanged``.
     case entitlementsChanged
+    /// `owner-purchase/v1`, ``Topics/ownerUpdates``.
+    case ownerUpdates
+    /// `entitlement-state/v1`, ``Topics/entitlementState``.
+    case entitlementState
 }
 
 /// How the runner picks the partition of a stage's outputs.
@@ -32,9 +36,15 @@ public protocol OutboundMessage: Encodable, Sendable {
     /// The Kafka record key (written as UTF-8). With ``OutputPartitioning/byKey`` it decides the
     /// partition and thus ordering.
     var recordKey: String { get }
+    /// Where this message goes, for a stage whose output type has several (default ``outputTopic``).
+    var topic: OutputTopic { get }
+    /// How this message's partition is chosen (default ``partitioning``).
+    var messagePartitioning: OutputPartitioning { get }
 }
 
 extension OutboundMessage {
     /// Partitioned by key unless a message type says otherwise.
     public static var partitioning: OutputPartitioning { .byKey }
+    public var topic: OutputTopic { Self.outputTopic }
+    public var messagePartitioning: OutputPartitioning { Self.partitioning }
 }

@@ -20,12 +20,15 @@ public struct OutcomeCode: RawRepresentable, Hashable, Sendable, Codable, Expres
 
     public var description: String { rawValue }
 
-    /// Fulfil had already emitted this exact entitlement event.
+    /// The input changes nothing fulfil has not already applied (a redelivery, a re-submission,
+    /// a restore of a non-consumable, the same change reported by the app and by a notification).
     public static let duplicateSuppressed: OutcomeCode = "duplicate-suppressed"
-    /// An older update of a purchase whose newer state fulfil already applied, which would move
-    /// the entitlement backwards (``EntitlementRules/isStale(_:after:revoked:)``); revocations are
-    /// never stale.
+    /// An older input of a purchase whose newer state fulfil already applied, which would move
+    /// it backwards (``PurchaseLifecycle``'s ordering rules).
     public static let staleSuppressed: OutcomeCode = "stale-suppressed"
+    /// A notification that never changes an entitlement (`CONSUMPTION_REQUEST`, `REFUND_DECLINED`,
+    /// `PRICE_INCREASE`, `TEST`, unknown types, …).
+    public static let notificationInformational: OutcomeCode = "notification-informational"
     /// The verifier found a valid submission that contains no transactions.
     public static let noTransactions: OutcomeCode = "no-transactions"
 }

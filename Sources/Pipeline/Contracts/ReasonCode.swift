@@ -59,6 +59,18 @@ public struct ReasonCode: RawRepresentable, Hashable, Sendable, Codable, Express
     public static let bundleIdMismatch: ReasonCode = "bundle-id-mismatch"
     /// The fulfilment ledger could not answer (its partition's state is not ready); transient.
     public static let ledgerUnavailable: ReasonCode = "ledger-unavailable"
+    /// Another user owns the purchase and `fulfil.transferPolicy` is `keep`; the claim carried
+    /// nothing new about the purchase.
+    public static let purchaseOwnedByAnotherUser: ReasonCode = "purchase-owned-by-another-user"
+    /// The transaction's `appAccountToken` does not name the submitting user
+    /// (`fulfil.appAccountTokenBinding`).
+    public static let appAccountTokenMismatch: ReasonCode = "app-account-token-mismatch"
+    /// A Sandbox (or Xcode) purchase on a deployment whose `fulfil.sandboxPolicy` is `reject`.
+    public static let sandboxNotAccepted: ReasonCode = "sandbox-not-accepted"
+    /// A notification for a purchase with no recorded owner and no usable `appAccountToken`;
+    /// transient: it waits through the retry tiers for the app's own submission, then is
+    /// dead-lettered with this reason (replay re-drives it).
+    public static let ownerUnknown: ReasonCode = "owner-unknown"
 
     // MARK: runner
     /// The input record could not be decoded as the stage's input contract.

@@ -1,6 +1,7 @@
 /// Every topic name receiptd uses, defined once, with defaults and validation.
 ///
-/// Flow: `submitted` → ingest → `ingested` → verify → `verified` → fulfil → `entitlementsChanged`;
+/// Flow: `submitted` → ingest → `ingested` → verify → `verified` → fulfil → `entitlementsChanged`
+/// (and `ownerUpdates` → owners → `entitlementState`, the per-owner view);
 /// any stage may write `rejected`, `outcomes`, `deadLetter`, or a retry tier of its own input
 /// (`<input>.retry.<n>`, e.g. `receipts.ingested.retry.1`). Decodes from JSON with every key
 /// optional, so a config file names only what it changes.
@@ -11,8 +12,12 @@ public struct Topics: Sendable, Codable, Equatable {
     public var ingested: String
     /// Verify → fulfil (`receipt-verified/v1`, keyed by `originalTransactionId`).
     public var verified: String
-    /// Fulfil's output (`entitlement-changed/v1`, keyed by owner).
+    /// Fulfil's output (`entitlement-changed/v2`, keyed by owner, co-partitioned with `verified`).
     public var entitlementsChanged: String
+    /// Fulfil → owners (`owner-purchase/v1`, keyed `bundleId/userId/entitlement`).
+    public var ownerUpdates: String
+    /// The per-owner view (`entitlement-state/v1`, compacted, co-partitioned with `ownerUpdates`).
+    public var entitlementState: String
     /// Permanent refusals of any stage (`receipt-rejected/v1`).
     public var rejected: String
     /// Deliberate ends without output (`receipt-outcome/v1`).
@@ -25,12 +30,15 @@ public struct Topics: Sendable, Codable, Equatable {
     /// Creates the topic set; every parameter defaults to the documented name.
     public init(submitted: String = "receipts.submitted", ingested: String = "receipts.ingested",
                 verified: String = "receipts.verified", entitlementsChanged: String = "entitlements.changed",
+                ownerUpdates: String = "entitlements.owner-updates", entitlementState: String = "entitlements.state",
                 rejected: String = "receipts.rejected", outcomes: String = "receipts.outcomes",
                 deadLetter: String = "receipts.dead-letter", retryInfix: String = ".retry.") {
         self.submitted = submitted
         self.ingested = ingested
         self.verified = verified
         self.entitlementsChanged = entitlementsChanged
+        self.ownerUpdates = ownerUpdates
+        self.entitlementState = entitlementState
         self.rejected = rejected
         self.outcomes = outcomes
         self.deadLetter = deadLetter
@@ -43,6 +51,7 @@ public struct Topics: Sendable, Codable, Equatable {
         case .ingest: submitted
         case .verify: ingested
         case .fulfil: verified
+        case .owners: ownerUpdates
         }
     }
 
@@ -52,6 +61,8 @@ public struct Topics: Sendable, Codable, Equatable {
         case .ingested: ingested
         case .verified: verified
         case .entitlementsChanged: entitlementsChanged
+        case .ownerUpdates: ownerUpdates
+        case .entitlementState: entitlementState
         }
     }
 
@@ -77,7 +88,7 @@ public struct Topics: Sendable, Codable, Equatable {
     /// Every topic the pipeline uses with `retryTiers` tiers per stage: the main topics, then the
     /// tiers of each stage's input (what `receiptd broker` and workers create).
     public func allNames(retryTiers: Int) -> [String] {
-        [submitted, ingested, verified, entitlementsChanged, rejected, outcomes, deadLetter]
+        [submitted, ingested, verified, entitlementsChanged, ownerUpdates, entitlementState, rejected, outcomes, deadLetter]
             + StageName.allCases.flatMap { inputs(of: $0, retryTiers: retryTiers).dropFirst() }
     }
 
@@ -87,7 +98,8 @@ public struct Topics: Sendable, Codable, Equatable {
     public func validate() throws {
         let named: [(String, String)] = [
             ("submitted", submitted), ("ingested", ingested), ("verified", verified),
-            ("entitlementsChanged", entitlementsChanged), ("rejected", rejected), ("outcomes", outcomes),
+            ("entitlementsChanged", entitlementsChanged), ("ownerUpdates", ownerUpdates),
+            ("entitlementState", entitlementState), ("rejected", rejected), ("outcomes", outcomes),
             ("deadLetter", deadLetter),
         ]
         for (key, name) in named where !Self.isLegalTopicName(name) {
@@ -115,7 +127,8 @@ public struct Topics: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case submitted, ingested, verified, entitlementsChanged, rejected, outcomes, deadLetter, retryInfix
+        case submitted, ingested, verified, entitlementsChanged, ownerUpdates, entitlementState, rejected, outcomes
+        case deadLetter, retryInfix
     }
 
     public init(from decoder: any Decoder) throws {
@@ -125,6 +138,8 @@ public struct Topics: Sendable, Codable, Equatable {
         ingested = try c.decodeIfPresent(String.self, forKey: .ingested) ?? d.ingested
         verified = try c.decodeIfPresent(String.self, forKey: .verified) ?? d.verified
         entitlementsChanged = try c.decodeIfPresent(String.self, forKey: .entitlementsChanged) ?? d.entitlementsChanged
+        ownerUpdates = try c.decodeIfPresent(String.self, forKey: .ownerUpdates) ?? d.ownerUpdates
+        entitlementState = try c.decodeIfPresent(String.self, forKey: .entitlementState) ?? d.entitlementState
         rejected = try c.decodeIfPresent(String.self, forKey: .rejected) ?? d.rejected
         outcomes = try c.decodeIfPresent(String.self, forKey: .outcomes) ?? d.outcomes
         deadLetter = try c.decodeIfPresent(String.self, forKey: .deadLetter) ?? d.deadLetter

@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 
 /// One transaction whose signature and chain the verifier checked, in Apple's vocabulary
@@ -34,6 +35,10 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
     public var signedDate: Date?
     /// The UUID the app attached at purchase time, if any.
     public var appAccountToken: String?
+    /// Set when Apple says this period's product was upgraded away (its access ends now).
+    public var isUpgraded: Bool?
+    /// Apple's raw `inAppOwnershipType` (`PURCHASED`, `FAMILY_SHARED`); nil when Apple gave none.
+    public var ownershipType: String?
     /// Which App Store Server Notification carried this transaction, when one did (`null` for a
     /// transaction submitted directly): the seam the subscription lifecycle builds on.
     public var notification: NotificationSource?
@@ -42,7 +47,8 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
     public init(transactionId: String, originalTransactionId: String, bundleId: String, productId: String,
                 type: String, quantity: Int = 1, purchaseDate: Date?, expiresDate: Date? = nil,
                 revocationDate: Date? = nil, revocationReason: Int? = nil, environment: String = "Production",
-                signedDate: Date?, appAccountToken: String? = nil, notification: NotificationSource? = nil) {
+                signedDate: Date?, appAccountToken: String? = nil, isUpgraded: Bool? = nil, ownershipType: String? = nil,
+                notification: NotificationSource? = nil) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
         self.bundleId = bundleId
@@ -56,6 +62,8 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
         self.environment = environment
         self.signedDate = signedDate
         self.appAccountToken = appAccountToken
+        self.isUpgraded = isUpgraded
+        self.ownershipType = ownershipType
         self.notification = notification
     }
 
@@ -65,6 +73,7 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
     private enum CodingKeys: String, CodingKey {
         case transactionId, originalTransactionId, bundleId, productId, type, quantity, purchaseDate
         case expiresDate, revocationDate, revocationReason, environment, signedDate, appAccountToken, notification
+        case isUpgraded, ownershipType
     }
 
     public init(from decoder: any Decoder) throws {
@@ -83,6 +92,8 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
         signedDate = try c.decodeTimestampIfPresent(forKey: .signedDate)
         appAccountToken = try c.decodeIfPresent(String.self, forKey: .appAccountToken)
         notification = try c.decodeIfPresent(NotificationSource.self, forKey: .notification)
+        isUpgraded = try c.decodeIfPresent(Bool.self, forKey: .isUpgraded)
+        ownershipType = try c.decodeIfPresent(String.self, forKey: .ownershipType)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -101,5 +112,7 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
         try c.encodeTimestamp(signedDate, forKey: .signedDate)
         try c.encode(appAccountToken, forKey: .appAccountToken)
         try c.encode(notification, forKey: .notification)
+        try c.encode(isUpgraded, forKey: .isUpgraded)
+        try c.encode(ownershipType, forKey: .ownershipType)
     }
 }

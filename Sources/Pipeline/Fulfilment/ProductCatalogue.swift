@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 
 /// The products the app sells and what each one unlocks, loaded from JSON and validated up front
@@ -8,7 +9,8 @@ import Foundation
 /// {
 ///   "schema": "product-catalogue/v1",
 ///   "products": {
-///     "com.demo.monthly.sub":     { "type": "autoRenewable", "entitlement": "premium" },
+///     "com.demo.monthly.sub":     { "type": "autoRenewable", "entitlement": "premium",
+///                                   "subscriptionGroup": "premium", "level": 2 },
 ///     "com.demo.onetime.monthly": { "type": "nonRenewing", "durationMonths": 1, "entitlement": "premium" },
 ///     "com.demo.unlock.pro":      { "type": "nonConsumable", "entitlement": "pro" },
 ///     "com.demo.coins.100":       { "type": "consumable", "unitsPerPurchase": 100, "entitlement": "coins" }
@@ -17,8 +19,10 @@ import Foundation
 /// ```
 /// `schema` is optional (defaults to v1). `type` is one of ``ProductType``. `durationMonths`
 /// (1…120) is required for, and only allowed on, `nonRenewing`; `unitsPerPurchase` (1…1,000,000,
-/// default 1) is only allowed on `consumable`. Product ids use Apple's charset (`A-Z a-z 0-9 . _ -`,
-/// at most 255 characters); entitlements are 1…128 characters without control characters.
+/// default 1) is only allowed on `consumable`. `subscriptionGroup` (1…128 characters) and `level`
+/// (1…1000, 1 the highest service) are required for, and only allowed on, `autoRenewable`. Product ids use Apple's charset (`A-Z a-z 0-9 . _ -`,
+/// at most 255 characters); entitlements are 1…128 characters without `/` (it separates the owner
+/// view's key) or control characters.
 /// Unknown keys are ignored.
 public struct ProductCatalogue: Sendable, Equatable {
     /// The schema identifier of the catalogue format.
@@ -62,7 +66,8 @@ public struct ProductCatalogue: Sendable, Equatable {
                     + ProductType.allCases.map(\.rawValue).joined(separator: ", "))
             }
             products.append(CatalogueProduct(productId: productId, type: type, entitlement: entry.entitlement ?? "",
-                                             durationMonths: entry.durationMonths, unitsPerPurchase: entry.unitsPerPurchase))
+                                             durationMonths: entry.durationMonths, unitsPerPurchase: entry.unitsPerPurchase,
+                                             subscriptionGroup: entry.subscriptionGroup, level: entry.level))
         }
         try self.init(products: products)
     }
@@ -95,10 +100,10 @@ public struct ProductCatalogue: Sendable, Equatable {
                                         "product id \"\(id.prefix(64))\" must be 1-255 characters of A-Z a-z 0-9 . _ -")
         }
         let entitlement = product.entitlement
-        guard !entitlement.isEmpty, entitlement.count <= 128,
+        guard !entitlement.isEmpty, entitlement.count <= 128, !entitlement.contains("/"),
               !entitlement.unicodeScalars.contains(where: IngestStage.isControl) else {
             throw ProductCatalogueError(.invalidEntitlement,
-                                        "product \"\(id)\": entitlement must be 1-128 characters without control characters")
+                                        "product \"\(id)\": entitlement must be 1-128 characters without / or control characters")
         }
         switch (product.type, product.durationMonths) {
         case (.nonRenewing, nil):
@@ -111,6 +116,7 @@ public struct ProductCatalogue: Sendable, Equatable {
         default:
             break
         }
+        try validateGroup(product)
         if let units = product.unitsPerPurchase {
             guard product.type == .consumable else {
                 throw ProductCatalogueError(.invalidUnits,
@@ -119,6 +125,29 @@ public struct ProductCatalogue: Sendable, Equatable {
             guard (1...1_000_000).contains(units) else {
                 throw ProductCatalogueError(.invalidUnits, "product \"\(id)\": unitsPerPurchase must be 1-1000000, got \(units)")
             }
+        }
+    }
+
+    private static func validateGroup(_ product: CatalogueProduct) throws {
+        let id = product.productId
+        guard product.type == .autoRenewable else {
+            if product.subscriptionGroup != nil {
+                throw ProductCatalogueError(.invalidSubscriptionGroup,
+                                            "product \"\(id)\": subscriptionGroup only applies to autoRenewable, not \(product.type.rawValue)")
+            }
+            if product.level != nil {
+                throw ProductCatalogueError(.invalidLevel, "product \"\(id)\": level only applies to autoRenewable, not \(product.type.rawValue)")
+            }
+            return
+        }
+        guard let group = product.subscriptionGroup, !group.isEmpty, group.count <= 128,
+              !group.unicodeScalars.contains(where: IngestStage.isControl) else {
+            throw ProductCatalogueError(.invalidSubscriptionGroup,
+                                        "product \"\(id)\": autoRenewable products need subscriptionGroup (1-128 characters)")
+        }
+        guard let level = product.level, (1...1000).contains(level) else {
+            throw ProductCatalogueError(.invalidLevel, "product \"\(id)\": autoRenewable products need level 1-1000 "
+                + "(1 is the highest service), got \(product.level.map(String.init) ?? "none")")
         }
     }
 
@@ -148,5 +177,7 @@ public struct ProductCatalogue: Sendable, Equatable {
         var entitlement: String?
         var durationMonths: Int?
         var unitsPerPurchase: Int?
+        var subscriptionGroup: String?
+        var level: Int?
     }
 }

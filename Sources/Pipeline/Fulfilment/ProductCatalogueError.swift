@@ -27,6 +27,10 @@ public struct ProductCatalogueError: Error, Sendable, Equatable, CustomStringCon
         public static let invalidDuration = Code("invalidDuration")
         /// `unitsPerPurchase` out of range or on a non-consumable type.
         public static let invalidUnits = Code("invalidUnits")
+        /// An auto-renewable product without a subscription group, or another product with one.
+        public static let invalidSubscriptionGroup = Code("invalidSubscriptionGroup")
+        /// An auto-renewable product without a level (1 is the highest service), or another product with one.
+        public static let invalidLevel = Code("invalidLevel")
     }
 
     /// The class of problem, for programs.

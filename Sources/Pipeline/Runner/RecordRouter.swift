@@ -60,10 +60,10 @@ struct RecordRouter: Sendable {
     var partitioning: OutputPartitioning = .byKey
 
     func emit<Output: OutboundMessage>(_ outputs: [Output], from record: InboundRecord) throws -> [OutboundRecord] {
-        let partition = Output.partitioning == .inputPartition ? record.partition : nil
-        return try outputs.map { output in
-            OutboundRecord(topic: topics.output(Output.outputTopic), key: Array(output.recordKey.utf8),
-                           value: try ContractCoding.encode(output), partition: partition)
+        try outputs.map { output in
+            OutboundRecord(topic: topics.output(output.topic), key: Array(output.recordKey.utf8),
+                           value: try ContractCoding.encode(output),
+                           partition: output.messagePartitioning == .inputPartition ? record.partition : nil)
         }
     }
 

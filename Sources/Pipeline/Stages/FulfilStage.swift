@@ -1,35 +1,50 @@
+import AppStore
+import Foundation
 import Observability
 
-/// Fulfil: turns one `receipt-verified/v1` into at most one `entitlement-changed/v1`.
+/// Fulfil: applies one `receipt-verified/v1` to its purchase's state and publishes what changed:
+/// `entitlement-changed/v2` events (the resulting state, for a backend to apply blindly) and
+/// `owner-purchase/v1` updates for the per-owner view.
 ///
-/// Steps: the transaction's bundle id must match the submission's (`bundle-id-mismatch`); the
-/// product must be in the ``ProductCatalogue`` (`unknown-product`); ``EntitlementRules`` decide
-/// the change (or reject); the ``FulfilmentLedger`` claims the event under the record's
-/// ``DeliveryScope`` (so the claim counts only once the output is acknowledged), and a duplicate
-/// or stale claim ends the record with an outcome (`duplicate-suppressed`, `stale-suppressed`)
-/// instead of an output.
+/// Steps, each refusal with its own code:
+/// - the transaction's bundle id must equal the submission's (`bundle-id-mismatch`);
+/// - the product must be in the ``ProductCatalogue`` (`unknown-product`);
+/// - the ledger (``KeyedStateStore`` of ``PurchaseState`` by `originalTransactionId`) hands the
+///   purchase's state to ``PurchaseLifecycle``, which decides under the record's ``DeliveryScope``
+///   (the new state counts only once the outputs are acknowledged): changes are emitted; nothing
+///   new ends as an outcome (`duplicate-suppressed`, `stale-suppressed`,
+///   `notification-informational`); policy refusals are rejected (`product-type-mismatch`,
+///   `invalid-transaction`, `purchase-owned-by-another-user`, `app-account-token-mismatch`,
+///   `sandbox-not-accepted`);
+/// - a notification without a user for a purchase with no recorded owner fails transiently
+///   (`owner-unknown`): it waits in the retry tiers for the app's own submission, then is
+///   dead-lettered under that reason, from where replay re-drives it.
 public struct FulfilStage: Stage {
     public typealias Input = ReceiptVerified
-    public typealias Output = EntitlementChanged
+    public typealias Output = FulfilOutput
     public static var name: StageName { .fulfil }
 
     private let catalogue: ProductCatalogue
-    private let ledger: any FulfilmentLedger
+    private let lifecycle: PurchaseLifecycle
+    private let ledger: KeyedStateStore<PurchaseState>
 
     /// Creates the stage.
     /// - Parameters:
     ///   - catalogue: the products the app sells.
-    ///   - ledger: de-duplication state, shared by every record this worker processes.
-    public init(catalogue: ProductCatalogue, ledger: any FulfilmentLedger) {
+    ///   - policy: transfer, token binding, sandbox and billing-retry choices.
+    ///   - ledger: purchase states by `originalTransactionId`, shared by every record this worker
+    ///     processes (``KeyedStateStore/purchaseLedger(reader:topic:logger:)`` in production).
+    public init(catalogue: ProductCatalogue, policy: FulfilmentPolicy = FulfilmentPolicy(),
+                ledger: KeyedStateStore<PurchaseState>) {
         self.catalogue = catalogue
+        self.lifecycle = PurchaseLifecycle(policy: policy, catalogue: catalogue)
         self.ledger = ledger
     }
 
-    /// The ledger (the worker wires a ``KafkaFulfilmentLedger`` in as the runner's
-    /// ``PartitionAssignmentHook`` too).
-    public var fulfilmentLedger: any FulfilmentLedger { ledger }
+    /// The ledger (the worker wires a Kafka-backed one in as the runner's ``PartitionAssignmentHook``).
+    public var purchaseLedger: KeyedStateStore<PurchaseState> { ledger }
 
-    public func process(_ input: ReceiptVerified, context: StageContext) async throws -> StageResult<EntitlementChanged> {
+    public func process(_ input: ReceiptVerified, context: StageContext) async throws -> StageResult<FulfilOutput> {
         let transaction = input.transaction
         let subject = input.subject
         guard transaction.bundleId == input.bundleId else {
@@ -37,38 +52,85 @@ public struct FulfilStage: Stage {
                            detail: "transaction is for \(transaction.bundleId.prefix(155)), submission for \(input.bundleId)",
                            subject: subject)
         }
+        if LifecycleEffect(transaction) == .informational {
+            return informational(input, context: context)
+        }
         guard let product = catalogue[transaction.productId] else {
             return .reject(reason: .unknownProduct,
                            detail: "product \"\(transaction.productId.prefix(255))\" is not in the catalogue", subject: subject)
         }
-        let decision: EntitlementRules.Decision
-        switch EntitlementRules.decide(transaction, product: product, now: context.now) {
-        case .success(let value):
-            decision = value
-        case .failure(let rejection):
-            return .reject(reason: rejection.reason, detail: rejection.detail, subject: subject)
+        let claimant = input.userId.isEmpty ? nil : input.owner
+        let decision = try await ledger.update(transaction.originalTransactionId, scope: context.delivery) { state in
+            let decision = lifecycle.apply(transaction, product: product, claimant: claimant, to: state, now: context.now)
+            if case .changed(let next, _) = decision { return (next, decision) }
+            return (nil, decision)
         }
-        let change = EntitlementChanged(
-            action: decision.action, bundleId: input.bundleId, userId: input.userId, entitlement: product.entitlement,
-            productId: product.productId, productType: product.type, transactionId: transaction.transactionId,
-            originalTransactionId: transaction.originalTransactionId, quantity: decision.quantity,
-            validUntil: decision.validUntil, effectiveAt: decision.effectiveAt, environment: transaction.environment,
-            submissionId: input.submissionId, signedDate: transaction.signedDate)
-        switch try await ledger.claim(LedgerEvent(change), scope: context.delivery) {
-        case .firstTime:
-            return .emit([change])
-        case .duplicate:
-            context.logger.debug("entitlement event already emitted", metadata: [
+        switch decision {
+        case .changed(let state, let changes):
+            return .emit(outputs(changes, state: state, input: input))
+        case .unchanged(let outcome):
+            context.logger.debug("purchase unchanged", metadata: [
                 LoggingKeys.transactionId: .string(transaction.transactionId),
-                LoggingKeys.stageOutcome: .string(OutcomeCode.duplicateSuppressed.rawValue),
+                LoggingKeys.stageOutcome: .string(outcome.rawValue),
             ])
-            return .done(outcome: .duplicateSuppressed, subject: subject)
-        case .stale:
-            context.logger.info("older update of a purchase whose newer state was applied", metadata: [
-                LoggingKeys.transactionId: .string(transaction.transactionId),
-                LoggingKeys.stageOutcome: .string(OutcomeCode.staleSuppressed.rawValue),
-            ])
-            return .done(outcome: .staleSuppressed, subject: subject)
+            return .done(outcome: outcome, subject: subject)
+        case .rejected(let rejection):
+            return .reject(reason: rejection.reason, detail: rejection.detail, subject: subject)
+        case .ownerUnknown:
+            throw StageError(.transient, reason: .ownerUnknown,
+                             detail: "no owner recorded for the purchase yet, and no usable appAccountToken")
+        }
+    }
+
+    private func informational(_ input: ReceiptVerified, context: StageContext) -> StageResult<FulfilOutput> {
+        context.logger.info("notification changes no entitlement", metadata: [
+            "notification.type": .string(String((input.transaction.notification?.notificationType ?? "").prefix(64))),
+            "notification.subtype": .string(String((input.transaction.notification?.subtype ?? "").prefix(64))),
+            LoggingKeys.stageOutcome: .string(OutcomeCode.notificationInformational.rawValue),
+        ])
+        return .done(outcome: .notificationInformational, subject: input.subject)
+    }
+
+    /// The events and owner-view updates of an applied input.
+    private func outputs(_ changes: [LifecycleChange], state: PurchaseState, input: ReceiptVerified) -> [FulfilOutput] {
+        var outputs: [FulfilOutput] = []
+        for (index, change) in changes.enumerated() {
+            let event = EntitlementChanged(change: change, index: index, purchase: state, transaction: input.transaction,
+                                           submissionId: input.submissionId,
+                                           effectiveAt: Self.effectiveAt(change, state: state, transaction: input.transaction))
+            outputs.append(.event(event))
+            let view = OwnerPurchase(
+                originalTransactionId: state.originalTransactionId, productId: change.productId, productType: state.productType,
+                status: change.status, hasAccess: change.hasAccess, validUntil: change.validUntil,
+                periodStart: state.periodStart, durationMonths: state.durationMonths, quantity: state.quantity,
+                ownershipType: state.ownershipType, environment: state.environment, changedAt: event.signedDate,
+                version: state.version)
+            outputs.append(.ownerUpdate(OwnerPurchaseUpdate(owner: change.owner, entitlement: change.entitlement, purchase: view)))
+        }
+        return outputs
+    }
+
+    /// When a change took effect: the period start for new periods, the revocation date for
+    /// refunds, the period end for expirations, else when Apple signed the input.
+    static func effectiveAt(_ change: LifecycleChange, state: PurchaseState, transaction: VerifiedTransaction) -> Date {
+        let signed = transaction.notification?.signedDate ?? transaction.signedDate ?? state.signedDate ?? Date(timeIntervalSince1970: 0)
+        switch change.kind {
+        case .purchase, .renewal, .resubscribe, .recovery, .productChange: return state.periodStart ?? signed
+        case .revocation, .clawback: return state.revocationDate ?? signed
+        case .expiration: return min(state.expiresDate ?? signed, signed)
+        default: return signed
+        }
+    }
+}
+
+extension KeyedStateStore where Value == PurchaseState {
+    /// Fulfil's production ledger: purchase states rebuilt from `entitlements.changed` (the
+    /// `purchase` of each event; the highest version per purchase wins).
+    public static func purchaseLedger(reader: any PartitionLogReader, topic: String, logger: Logger) -> KeyedStateStore<PurchaseState> {
+        KeyedStateStore(reader: reader, topic: topic, logger: logger) { bytes, current in
+            guard let purchase = try? ContractCoding.decode(PurchaseOfEvent.self, from: bytes).purchase else { return nil }
+            if let known = current(purchase.originalTransactionId), known.version >= purchase.version { return nil }
+            return (purchase.originalTransactionId, purchase)
         }
     }
 }

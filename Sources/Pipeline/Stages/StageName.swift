@@ -7,6 +7,8 @@ public enum StageName: String, Sendable, Codable, CaseIterable, Hashable, Custom
     case verify
     /// Catalogue rules, de-duplication, entitlement changes.
     case fulfil
+    /// Folds fulfil's owner updates into the per-owner view (part of fulfil's deployment).
+    case owners
 
     public var description: String { rawValue }
 }

@@ -53,7 +53,8 @@ public struct AppStoreSubmissionVerifier: SubmissionVerifier {
             guard let transaction = notification.data?.transactionInfo else { return [] }
             let source = NotificationSource(
                 notificationType: notification.rawNotificationType, subtype: notification.rawSubtype,
-                notificationUUID: notification.notificationUUID, effect: NotificationEffect(notification).name)
+                notificationUUID: notification.notificationUUID, effect: NotificationEffect(notification).name,
+                signedDate: notification.signedDate, renewal: notification.data?.renewalInfo.map(RenewalSnapshot.init))
             return [VerifiedTransaction(transaction, notification: source)]
         case .signedRenewalInfo:
             _ = try Self.unwrap(verifier.verifyAndDecodeRenewalInfo(submission.payload))
@@ -164,7 +165,17 @@ extension VerifiedTransaction {
                   quantity: Int(payload.quantity ?? 1), purchaseDate: payload.purchaseDate,
                   expiresDate: payload.expiresDate, revocationDate: payload.revocationDate,
                   revocationReason: payload.rawRevocationReason.map(Int.init), environment: payload.rawEnvironment,
-                  signedDate: payload.signedDate, appAccountToken: payload.rawAppAccountToken, notification: notification)
+                  signedDate: payload.signedDate, appAccountToken: payload.rawAppAccountToken,
+                  isUpgraded: payload.isUpgraded, ownershipType: payload.rawInAppOwnershipType, notification: notification)
+    }
+}
+
+extension RenewalSnapshot {
+    /// The lifecycle fields of a verified renewal info.
+    init(_ info: JWSRenewalInfoDecodedPayload) {
+        self.init(autoRenew: info.rawAutoRenewStatus.map { $0 == 1 }, autoRenewProductId: info.autoRenewProductId,
+                  expirationIntent: info.rawExpirationIntent.map(Int.init),
+                  gracePeriodExpiresDate: info.gracePeriodExpiresDate, isInBillingRetryPeriod: info.isInBillingRetryPeriod)
     }
 }
 

@@ -10,7 +10,7 @@ extension VerifiedTransaction {
             return nil
         }
         self.init(transactionId: transactionId, originalTransactionId: purchase.originalTransactionId ?? transactionId,
-                  bundleId: bundleId, productId: productId, type: purchase.productType.map(Self.appleType) ?? "",
+                  bundleId: bundleId, productId: productId, type: purchase.productType?.appleType ?? "",
                   quantity: Int(purchase.quantity ?? 1), purchaseDate: purchase.purchaseDate,
                   expiresDate: purchase.expiresDate, revocationDate: purchase.cancellationDate,
                   environment: environment, signedDate: signedDate)
@@ -21,19 +21,11 @@ extension VerifiedTransaction {
         self.init(transactionId: transaction.transactionId,
                   originalTransactionId: transaction.originalTransactionId ?? transaction.transactionId,
                   bundleId: bundleId, productId: transaction.productId,
-                  type: transaction.expiresDate != nil ? "Auto-Renewable Subscription" : "",
+                  type: transaction.expiresDate != nil ? ProductType.autoRenewable.appleType : "",
                   quantity: transaction.quantity ?? 1, purchaseDate: transaction.purchaseDate,
                   expiresDate: transaction.expiresDate, revocationDate: transaction.cancellationDate,
                   revocationReason: transaction.cancellationReason.flatMap { Int($0) },
                   environment: environment, signedDate: answeredAt)
     }
 
-    private static func appleType(_ type: InAppPurchaseProductType) -> String {
-        switch type {
-        case .nonConsumable: "Non-Consumable"
-        case .consumable: "Consumable"
-        case .nonRenewingSubscription: "Non-Renewing Subscription"
-        case .autoRenewableSubscription: "Auto-Renewable Subscription"
-        }
-    }
 }

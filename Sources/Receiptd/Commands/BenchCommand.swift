@@ -101,7 +101,8 @@ struct BenchCommand: Command {
         }
         try await stage(IngestStage())
         try await stage(VerifyStage(verifier: verifier))
-        try await stage(FulfilStage(catalogue: catalogue, ledger: InMemoryFulfilmentLedger()))
+        try await stage(FulfilStage(catalogue: catalogue, ledger: KeyedStateStore(inMemoryCapacity: count + 1)))
+        try await stage(OwnersStage(store: KeyedStateStore(inMemoryCapacity: count + 1)))
         let entitlements = transport.records(in: topics.entitlementsChanged).count
         guard entitlements == count else {
             printError("bench stages: \(entitlements) entitlements for \(count) submissions")

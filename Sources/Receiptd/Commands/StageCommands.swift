@@ -36,18 +36,23 @@ struct VerifyCommand: Command {
     }
 }
 
-/// `receiptd fulfil`: maps verified transactions through the catalogue to entitlement changes.
+/// `receiptd fulfil`: applies verified transactions to their purchases' lifecycle and publishes
+/// the resulting entitlement changes.
 struct FulfilCommand: Command {
     static let configuration = CommandConfiguration(
-        commandName: "fulfil", abstract: "Run a fulfil worker (receipts.verified -> entitlements.changed)",
+        commandName: "fulfil",
+        abstract: "Run a fulfil worker (receipts.verified -> entitlements.changed, entitlements.owner-updates)",
         usage: "receiptd fulfil [options]\n\n" + StageWorkerOptions.usage + """
 
 
         fulfil.ledger kafka (the default) keeps no local state: entitlement changes go to the partition
-        number of their receipts.verified record, and each assigned partition's ledger is rebuilt from
-        entitlements.changed before its records are processed. The worker refuses to start unless
-        entitlements.changed has at least as many partitions as receipts.verified and every retry tier
-        exactly as many. fulfil.ledger memory remembers only what this process emitted (tests, demos).
+        number of their receipts.verified record, and each assigned partition's purchase states are
+        rebuilt from entitlements.changed before its records are processed. The worker refuses to start
+        unless entitlements.changed has at least as many partitions as receipts.verified and every retry
+        tier exactly as many. fulfil.ledger memory remembers only what this process applied (tests, demos).
+        Policies: fulfil.transferPolicy (keep|transfer), fulfil.appAccountTokenBinding (off|userIdIsToken),
+        fulfil.sandboxPolicy (grant|tag|reject), fulfil.billingRetryAccess (true|false).
+        Run `receiptd owners` beside it: it folds the owner updates into entitlements.state.
         """)
     let options: StageWorkerOptions
     init(arguments: [String]) throws { options = try StageWorkerOptions(arguments: arguments) }
@@ -60,20 +65,57 @@ struct FulfilCommand: Command {
         } catch {
             throw ValidationError("cannot load the product catalogue \(configuration.fulfil.catalogue): \(error)")
         }
+        let policy = try configuration.fulfilmentPolicy()
         let logger = makeLogger(configuration, label: "receiptd.fulfil")
         switch configuration.fulfil.ledger {
         case "kafka":
-            let reader = KafkaPartitionLogReader(bootstrapServers: configuration.bootstrapServerList,
-                                                 properties: configuration.kafka.properties,
-                                                 clientId: "\(configuration.kafka.clientId)-fulfil-ledger")
-            let ledger = KafkaFulfilmentLedger(reader: reader, topic: configuration.topics.entitlements, logger: logger)
-            return try await StageWorker.run(FulfilStage(catalogue: catalogue, ledger: ledger), configuration: configuration,
-                                             logger: logger, assignmentHook: ledger)
+            let ledger = KeyedStateStore.purchaseLedger(reader: configuration.stateReader(for: "fulfil-ledger"),
+                                                        topic: configuration.topics.entitlements, logger: logger)
+            return try await StageWorker.run(FulfilStage(catalogue: catalogue, policy: policy, ledger: ledger),
+                                             configuration: configuration, logger: logger, assignmentHook: ledger)
         case "memory":
-            return try await StageWorker.run(FulfilStage(catalogue: catalogue, ledger: InMemoryFulfilmentLedger()),
+            return try await StageWorker.run(FulfilStage(catalogue: catalogue, policy: policy, ledger: KeyedStateStore()),
                                              configuration: configuration, logger: logger)
         default:
             throw ValidationError("fulfil.ledger must be kafka or memory, got '\(configuration.fulfil.ledger)'")
         }
+    }
+}
+
+/// `receiptd owners`: folds fulfil's owner updates into the per-owner view (part of fulfil's deployment).
+struct OwnersCommand: Command {
+    static let configuration = CommandConfiguration(
+        commandName: "owners", abstract: "Run an owner-view worker (entitlements.owner-updates -> entitlements.state)",
+        usage: "receiptd owners [options]\n\n" + StageWorkerOptions.usage + """
+
+
+        The owner view keeps no local state: each entitlements.owner-updates partition's owner states are
+        rebuilt from the same partition of entitlements.state (compacted) when it is assigned. The worker
+        refuses to start unless entitlements.state has at least as many partitions as the input.
+        """)
+    let options: StageWorkerOptions
+    init(arguments: [String]) throws { options = try StageWorkerOptions(arguments: arguments) }
+
+    func run() async throws -> Int32 {
+        let configuration = try options.load(stage: .owners)
+        let logger = makeLogger(configuration, label: "receiptd.owners")
+        let store = KeyedStateStore.ownerView(reader: configuration.stateReader(for: "owners-state"),
+                                              topic: configuration.topics.entitlementState, logger: logger)
+        return try await StageWorker.run(OwnersStage(store: store), configuration: configuration, logger: logger,
+                                         assignmentHook: store)
+    }
+}
+
+extension WorkerConfiguration {
+    /// The fulfilment policies `fulfil.*` name (validated).
+    func fulfilmentPolicy() throws -> FulfilmentPolicy {
+        try FulfilmentPolicy(transfer: fulfil.transferPolicy, appAccountToken: fulfil.appAccountTokenBinding,
+                             sandbox: fulfil.sandboxPolicy, billingRetryAccess: fulfil.billingRetryAccess)
+    }
+
+    /// A reader of a co-partitioned state topic, with its own client id.
+    func stateReader(for role: String) -> KafkaPartitionLogReader {
+        KafkaPartitionLogReader(bootstrapServers: bootstrapServerList, properties: kafka.properties,
+                                clientId: "\(kafka.clientId)-\(role)")
     }
 }

@@ -161,7 +161,8 @@ extension WorkerConfiguration {
     /// The pipeline's topic names.
     var pipelineTopics: Topics {
         Topics(submitted: topics.submitted, ingested: topics.ingested, verified: topics.verified,
-               entitlementsChanged: topics.entitlements, rejected: topics.rejected, outcomes: topics.outcomes,
+               entitlementsChanged: topics.entitlements, ownerUpdates: topics.ownerUpdates,
+               entitlementState: topics.entitlementState, rejected: topics.rejected, outcomes: topics.outcomes,
                deadLetter: topics.deadLetter)
     }
 
@@ -185,6 +186,7 @@ extension WorkerConfiguration {
         case .ingest: groups.ingest
         case .verify: groups.verify
         case .fulfil: groups.fulfil
+        case .owners: groups.owners
         }
     }
 

@@ -24,6 +24,10 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var ingested = "receipts.ingested"
         var verified = "receipts.verified"
         var entitlements = "entitlements.changed"
+        /// Fulfil → owners (`owner-purchase/v1`).
+        var ownerUpdates = "entitlements.owner-updates"
+        /// The per-owner view (`entitlement-state/v1`; compacted on real clusters).
+        var entitlementState = "entitlements.state"
         var rejected = "receipts.rejected"
         var outcomes = "receipts.outcomes"
         var deadLetter = "receipts.dead-letter"
@@ -39,6 +43,7 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var ingest = "receiptd-ingest"
         var verify = "receiptd-verify"
         var fulfil = "receiptd-fulfil"
+        var owners = "receiptd-owners"
     }
 
     struct Runner: Codable, Sendable, Equatable {
@@ -114,6 +119,14 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         /// Where fulfil remembers what it emitted: `kafka` (the output partitions themselves,
         /// rebuilt on assignment: crash-proof, nothing local) or `memory` (this process only).
         var ledger = "kafka"
+        /// A second user claiming someone's purchase: `keep` (rejected, the default) or `transfer`.
+        var transferPolicy = "keep"
+        /// `off`, or `userIdIsToken` (the app sets `appAccountToken` to the user id, a UUID).
+        var appAccountTokenBinding = "off"
+        /// What Sandbox purchases do: `grant` (the default: App Review buys in Sandbox), `tag` or `reject`.
+        var sandboxPolicy = "grant"
+        /// Whether a subscription in billing retry (no grace period) keeps access.
+        var billingRetryAccess = false
     }
 
     struct Log: Codable, Sendable, Equatable {

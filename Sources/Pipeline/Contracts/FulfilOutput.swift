@@ -1,0 +1,50 @@
+/// What fulfil emits for one applied input: `entitlement-changed/v2` events (co-partitioned with
+/// `receipts.verified`: the ledger) and `owner-purchase/v1` updates for the owner view (keyed by
+/// owner and entitlement), acknowledged together before the input's offset is stored.
+public enum FulfilOutput: Sendable, Equatable, OutboundMessage {
+    case event(EntitlementChanged)
+    case ownerUpdate(OwnerPurchaseUpdate)
+
+    public static var outputTopic: OutputTopic { .entitlementsChanged }
+    public static var partitioning: OutputPartitioning { .inputPartition }
+
+    public var topic: OutputTopic {
+        switch self {
+        case .event: .entitlementsChanged
+        case .ownerUpdate: .ownerUpdates
+        }
+    }
+
+    public var messagePartitioning: OutputPartitioning {
+        switch self {
+        case .event: .inputPartition
+        case .ownerUpdate: .byKey
+        }
+    }
+
+    public var recordKey: String {
+        switch self {
+        case .event(let event): event.owner.encoded
+        case .ownerUpdate(let update): update.recordKey
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .event(let event): try event.encode(to: encoder)
+        case .ownerUpdate(let update): try update.encode(to: encoder)
+        }
+    }
+
+    /// The event, if this is one.
+    public var event: EntitlementChanged? {
+        if case .event(let event) = self { return event }
+        return nil
+    }
+
+    /// The owner-view update, if this is one.
+    public var ownerUpdate: OwnerPurchaseUpdate? {
+        if case .ownerUpdate(let update) = self { return update }
+        return nil
+    }
+}

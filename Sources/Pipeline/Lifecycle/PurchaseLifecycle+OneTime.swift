@@ -1,0 +1,32 @@
+import AppStore
+import Foundation
+
+extension PurchaseLifecycle {
+    /// Non-consumables, consumables and non-renewing subscriptions: one transaction decides the
+    /// purchase; later inputs can only revoke it (refund) or reinstate it (refund reversed). A
+    /// restore (same purchase, new transaction id) changes nothing.
+    func advanceOneTime(_ state: inout PurchaseState, _ input: Input) -> Advance {
+        if let applied = state.signedDate, input.signed < applied { return .unchanged(.staleSuppressed) }
+        let units = state.quantity
+        if input.isRevoked, input.effect != .reinstate {
+            guard state.status != .revoked else { return .unchanged(.duplicateSuppressed) }
+            revoke(&state, input)
+            state.signedDate = input.signed
+            return .changed([state.productType == .consumable ? .clawback : .revocation])
+        }
+        if state.status == .revoked, input.transaction.transactionId == state.latestTransactionId,
+           input.effect == .reinstate || input.transaction.revocationDate == nil {
+            state.revocationDate = nil
+            state.revocationReason = nil
+            state.status = .active
+            if state.productType == .nonRenewing, let start = state.periodStart,
+               UTCCalendar.adding(months: state.durationMonths ?? 0, to: start) <= input.signed {
+                state.status = .expired
+            }
+            state.signedDate = input.signed
+            state.quantity = units
+            return .changed([.reinstatement])
+        }
+        return .unchanged(.duplicateSuppressed)
+    }
+}

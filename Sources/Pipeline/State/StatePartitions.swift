@@ -1,0 +1,175 @@
+import Synchronization
+
+/// Keyed state per partition with tentative updates: the machinery fulfil's purchase ledger and
+/// the owner view share (``KeyedStateStore``).
+///
+/// An update under a ``DeliveryScope`` is *pending* until the scope settles: delivered, it is
+/// applied; not delivered (retry, timeout, shutdown, rejection), it is withdrawn. While a key has
+/// a pending update, a second update of that key waits for it, so each update sees every
+/// acknowledged one before it. A partition installed again is a new incarnation: scopes of the
+/// old one settle into nothing.
+final class StatePartitions<Value: Sendable>: Sendable {
+    private struct Partition {
+        var values: [String: Value]
+        let incarnation: Int
+        var pending: [String: Value] = [:]
+        /// Insertion order of keys, for the capacity bound (only kept with a capacity).
+        var order: [String] = []
+        var head = 0
+    }
+
+    private struct Waiter {
+        let partition: Int32
+        let key: String
+        let continuation: CheckedContinuation<Void, Never>
+    }
+
+    private struct State {
+        var partitions: [Int32: Partition] = [:]
+        var nextIncarnation = 0
+        var waiters: [Int: Waiter] = [:]
+        var nextWaiter = 0
+    }
+
+    private enum Step<R> {
+        case answer(R)
+        case pending(R, incarnation: Int)
+        case wait
+        case notReady
+    }
+
+    private let state = Mutex(State())
+    /// Keys kept per partition before the oldest are forgotten (nil: unbounded).
+    private let capacity: Int?
+
+    init(capacity: Int? = nil) {
+        self.capacity = capacity.map { max(1, $0) }
+    }
+
+    /// Installs (or replaces) a partition's values; pending updates of an earlier incarnation are void.
+    func install(_ partition: Int32, values: [String: Value]) {
+        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.partitions[partition] = Partition(values: values, incarnation: state.nextIncarnation)
+            state.nextIncarnation += 1
+            return Self.takeWaiters(&state) { $0.partition == partition }
+        }
+        for continuation in woken { continuation.resume() }
+    }
+
+    /// Installs a partition's values unless it is installed (whose pending updates must survive).
+    func installIfAbsent(_ partition: Int32, values: [String: Value]) {
+        state.withLock { state in
+            guard state.partitions[partition] == nil else { return }
+            state.partitions[partition] = Partition(values: values, incarnation: state.nextIncarnation)
+            state.nextIncarnation += 1
+        }
+    }
+
+    /// Forgets a partition; updates waiting on it then fail as not ready.
+    func remove(_ partition: Int32) {
+        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.partitions[partition] = nil
+            return Self.takeWaiters(&state) { $0.partition == partition }
+        }
+        for continuation in woken { continuation.resume() }
+    }
+
+    func isInstalled(_ partition: Int32) -> Bool { state.withLock { $0.partitions[partition] != nil } }
+
+    var installed: Set<Int32> { state.withLock { Set($0.partitions.keys) } }
+
+    /// Keys with a value in a partition (nil when not installed).
+    func count(in partition: Int32) -> Int? { state.withLock { $0.partitions[partition]?.values.count } }
+
+    /// The applied value of a key (pending updates aside).
+    func value(_ key: String, in partition: Int32) -> Value? { state.withLock { $0.partitions[partition]?.values[key] } }
+
+    /// Reads the key's value and decides its next one with `body` (under the lock, so keep it
+    /// short and pure). A new value (non-nil) is applied at once without a scope, else when the
+    /// scope settles delivered.
+    /// - Throws: ``FulfilmentLedgerError`` when the partition is not installed, what `body`
+    ///   throws, or `CancellationError` while waiting for a pending update of the key.
+    func update<R: Sendable>(_ key: String, in partition: Int32, scope: DeliveryScope?,
+                             _ body: (Value?) throws -> (Value?, R)) async throws -> R {
+        while true {
+            try Task.checkCancellation()
+            let step = try state.withLock { state throws -> Step<R> in
+                guard var entry = state.partitions[partition] else { return .notReady }
+                if entry.pending[key] != nil { return .wait }
+                let (next, result) = try body(entry.values[key])
+                guard let next else { return .answer(result) }
+                guard scope != nil else {
+                    Self.apply(next, key, to: &entry, capacity: capacity)
+                    state.partitions[partition] = entry
+                    return .answer(result)
+                }
+                entry.pending[key] = next
+                state.partitions[partition] = entry
+                return .pending(result, incarnation: entry.incarnation)
+            }
+            switch step {
+            case .answer(let result):
+                return result
+            case .pending(let result, let incarnation):
+                scope!.onSettle { [self] delivered in
+                    settle(key, in: partition, incarnation: incarnation, delivered: delivered)
+                }
+                return result
+            case .notReady:
+                throw FulfilmentLedgerError("state partition \(partition) is not ready (not assigned, or still being rebuilt)")
+            case .wait:
+                await waitForSettlement(of: key, in: partition)
+            }
+        }
+    }
+
+    private static func apply(_ value: Value, _ key: String, to entry: inout Partition, capacity: Int?) {
+        if entry.values.updateValue(value, forKey: key) == nil, let capacity {
+            entry.order.append(key)
+            while entry.order.count - entry.head > capacity {
+                entry.values[entry.order[entry.head]] = nil
+                entry.head += 1
+            }
+            if entry.head > 1024, entry.head * 2 > entry.order.count {
+                entry.order.removeFirst(entry.head)
+                entry.head = 0
+            }
+        }
+    }
+
+    private func settle(_ key: String, in partition: Int32, incarnation: Int, delivered: Bool) {
+        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard var entry = state.partitions[partition], entry.incarnation == incarnation,
+                  let value = entry.pending.removeValue(forKey: key) else { return [] }
+            if delivered { Self.apply(value, key, to: &entry, capacity: capacity) }
+            state.partitions[partition] = entry
+            return Self.takeWaiters(&state) { $0.partition == partition && $0.key == key }
+        }
+        for continuation in woken { continuation.resume() }
+    }
+
+    /// Suspends until the pending update of `key` settles, its partition changes, or cancellation.
+    private func waitForSettlement(of key: String, in partition: Int32) async {
+        let id = state.withLock { state -> Int in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    guard !Task.isCancelled, state.partitions[partition]?.pending[key] != nil else { return true }
+                    state.waiters[id] = Waiter(partition: partition, key: key, continuation: continuation)
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
+        }
+    }
+
+    private static func takeWaiters(_ state: inout State, where matches: (Waiter) -> Bool) -> [CheckedContinuation<Void, Never>] {
+        let ids = state.waiters.filter { matches($0.value) }.map(\.key)
+        return ids.compactMap { state.waiters.removeValue(forKey: $0)?.continuation }
+    }
+}
