@@ -1,7 +1,8 @@
 import Foundation
 
 /// `receipt-ingested/v1`: a submission that passed ingest's structural checks, on
-/// ``Topics/ingested`` (ingest → verify), keyed by the ``OwnerKey`` (`bundleId/userId`).
+/// ``Topics/ingested`` (ingest → verify), keyed by the ``OwnerKey`` (`bundleId/userId`). `userId` is
+/// empty for a `serverNotification` that named no user (fulfil applies it to the purchase's owner).
 ///
 /// Fields: `schema`, `submissionId`, `bundleId`, `userId`, `kind`, `payload` (normalised: surrounding
 /// whitespace trimmed; for `appReceipt` all whitespace removed and base64 padding completed),
@@ -47,7 +48,9 @@ public struct IngestedSubmission: Sendable, Codable, Equatable, OutboundMessage 
 
     /// The owner of this submission.
     public var owner: OwnerKey { OwnerKey(bundleId: bundleId, userId: userId) }
-    public var recordKey: String { owner.encoded }
+    /// The owner key; a notification without a user is keyed `bundleId/` + its payload hash, which
+    /// spreads such notifications over partitions and keeps Apple's retries of one together.
+    public var recordKey: String { userId.isEmpty ? bundleId + "/" + payloadSHA256 : owner.encoded }
 
     private enum CodingKeys: String, CodingKey {
         case schema, submissionId, bundleId, userId, kind, payload, payloadSHA256, submittedAt, ingestedAt

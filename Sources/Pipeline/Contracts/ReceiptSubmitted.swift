@@ -8,7 +8,8 @@ import Foundation
 ///  "kind":"signedTransaction","payload":"<the JWS>","submittedAt":"2026-11-30T06:00:00Z"}
 /// ```
 /// - `submissionId`: the producer's idempotency id, `[A-Za-z0-9._:-]`, at most 128 characters.
-/// - `userId`: the app's user id, printable, at most 256 UTF-8 bytes.
+/// - `userId`: the app's user id, printable, at most 256 UTF-8 bytes; may be omitted (or `null`, or
+///   empty) for `serverNotification`, which Apple sends without one.
 /// - `bundleId`: ASCII letters, digits, `-`, dot-separated segments, at most 155 characters.
 /// - `kind`: one of ``SubmissionKind``.
 /// - `payload`: depends on `kind` (JWS, base64 receipt, or digits for `transactionId`).

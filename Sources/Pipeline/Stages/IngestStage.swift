@@ -13,7 +13,7 @@ import Observability
 /// | valid UTF-8 | `invalid-utf8` |
 /// | a JSON object | `invalid-json` |
 /// | `schema` is `receipt-submitted/v1` | `unsupported-schema` |
-/// | `submissionId`, `bundleId`, `userId`, `kind`, `submittedAt`, `payload` present, non-null, non-empty | `missing-field` |
+/// | `submissionId`, `bundleId`, `userId`, `kind`, `submittedAt`, `payload` present, non-null, non-empty (`userId` may be omitted, `null` or empty for `serverNotification`: Apple's notifications name no user) | `missing-field` |
 /// | fields are strings, ids use their charsets | `invalid-field` |
 /// | fields within their length limits | `field-too-long` |
 /// | `kind` is a ``SubmissionKind`` | `unsupported-kind` |
@@ -107,7 +107,7 @@ public struct IngestStage: Stage {
         }
         fields.subject.bundleId = bundleId
 
-        let userId = try fields.string("userId")
+        let userId = try fields.optionalString("userId") ?? ""
         guard userId.utf8.count <= configuration.maxUserIdBytes else {
             throw fields.rejection(.fieldTooLong, "userId is longer than \(configuration.maxUserIdBytes) UTF-8 bytes")
         }
@@ -121,6 +121,9 @@ public struct IngestStage: Stage {
         guard let kind = SubmissionKind(rawValue: rawKind) else {
             throw fields.rejection(.unsupportedKind, "kind \"\(rawKind.prefix(64))\" is not one of "
                 + SubmissionKind.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        guard !userId.isEmpty || kind == .serverNotification else {
+            throw fields.rejection(.missingField, "userId is missing (only serverNotification submissions may omit it)")
         }
 
         let submittedAtText = try fields.string("submittedAt")
@@ -171,6 +174,15 @@ private struct FieldReader {
     }
 
     /// A present, non-null, non-empty string field.
+    /// A string field that may be absent, `null` or blank (nil then).
+    func optionalString(_ name: String) throws -> String? {
+        switch object[name] {
+        case nil, .null?: return nil
+        case .string(let value)?: return PayloadNormaliser.trimASCIIWhitespace(value).isEmpty ? nil : value
+        case let other?: throw rejection(.invalidField, "\(name) must be a string, found \(other.typeName)")
+        }
+    }
+
     func string(_ name: String) throws -> String {
         switch object[name] {
         case nil, .null?:
