@@ -231,7 +231,8 @@ public final class StageRunner<S: Stage>: Sendable {
                     // applied by whoever finishes that resume; do not pull until it has been.
                     _ = await waitFor(.pauseSettled, timeout: configuration.processingTimeout)
                 case .assigned(let partitions):
-                    logger.info("partitions assigned", metadata: [LoggingKeys.kafkaPartition: .string(describe(partitions))])
+                    logger.notice(RunnerLogMessage.partitionsAssigned,
+                                  metadata: [LoggingKeys.kafkaPartition: .string(describe(partitions))])
                     await perform(mutate { $0.assigned(partitions) })
                 case .revoked(let revocation):
                     await settle(revocation)

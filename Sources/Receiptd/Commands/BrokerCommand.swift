@@ -82,6 +82,16 @@ final class EmbeddedBroker: Service {
         }
     }
 
+    /// `configuration` for workers of this broker: bootstrap servers pointed here, and no topic
+    /// creation (the broker created the topics; the mock does not implement CreateTopics for
+    /// other processes).
+    func workerConfiguration(_ configuration: WorkerConfiguration) -> WorkerConfiguration {
+        var configuration = configuration
+        configuration.kafka.bootstrapServers = bootstrapServers
+        configuration.topics.create = false
+        return configuration
+    }
+
     func run() async throws {
         let (stream, continuation) = AsyncStream<Void>.makeStream()
         await withGracefulShutdownHandler(operation: { for await _ in stream {} },

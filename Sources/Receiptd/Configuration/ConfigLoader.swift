@@ -17,6 +17,12 @@ struct ConfigLoader {
     /// Variables read by the command line itself, not configuration keys.
     static let reservedVariables: Set<String> = ["RECEIPTD_BINARY", "RECEIPTD_CONFIG", "RECEIPTD_ENV", "RECEIPTD_PARENT_PID"]
 
+    /// `environment` without the `RECEIPTD_*` configuration variables: for a child process given a
+    /// configuration file already resolved with them, in which they would override its changes.
+    static func withoutConfigurationVariables(_ environment: [String: String]) -> [String: String] {
+        environment.filter { !$0.key.hasPrefix("RECEIPTD_") || reservedVariables.contains($0.key) }
+    }
+
     var files: [String] = []
     var environment: [String: String] = [:]
     var overrides: [String: Any] = [:]

@@ -11,15 +11,14 @@ import Pipeline
 /// processes of this one.
 final class PipelineHarness: @unchecked Sendable {
     // @unchecked: mutated only by the command that owns the harness, from one task.
-    let directory: String
     let broker: EmbeddedBroker
     let configuration: WorkerConfiguration
-    let configPath: String
+    /// The stage workers, their configuration file and logs, and the run's other files.
+    let fleet: WorkerFleet
     let pki: TestPKI
     let forgerPKI: TestPKI
     /// The fake App Store the verify workers call for `transactionId` and `appReceipt` submissions.
     let appStore: FakeAppStore
-    private(set) var workers: [WorkerProcess] = []
 
     /// - Parameters:
     ///   - port: the broker's stable bootstrap port (0 for any free one).
@@ -28,10 +27,8 @@ final class PipelineHarness: @unchecked Sendable {
     ///   - customize: last changes to the workers' configuration (the chaos run's short retry tiers).
     init(port: UInt16, partitions: Int, maxInFlight: Int, bundleId: String,
          customize: (inout WorkerConfiguration) -> Void = { _ in }) throws {
-        let template = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-demo-XXXXXX").path
-        var buffer = Array(template.utf8CString)
-        guard mkdtemp(&buffer) != nil else { throw ValidationError("cannot create a temporary directory") }
-        directory = String(cString: buffer)
+        fleet = try WorkerFleet(prefix: "receiptd-demo", configName: "receiptd.demo.json")
+        let directory = fleet.directory
 
         let now = Date()
         pki = try TestPKI.generate(validFrom: now.addingTimeInterval(-86_400 * 30), validUntil: now.addingTimeInterval(86_400 * 365),
@@ -49,7 +46,6 @@ final class PipelineHarness: @unchecked Sendable {
 
         var configuration = WorkerConfiguration()
         configuration.topics.partitions = partitions
-        configuration.topics.create = false
         configuration.runner.maxInFlight = maxInFlight
         configuration.runner.shutdownGraceSeconds = 10
         configuration.verify.trustRoots = [rootPath, files.rootCertificate]
@@ -69,14 +65,15 @@ final class PipelineHarness: @unchecked Sendable {
         configuration.fulfil.ledger = "kafka"
         configuration.log.level = "notice"
         broker = try EmbeddedBroker(brokerCount: 1, port: port, configuration: configuration)
-        configuration.kafka.bootstrapServers = broker.bootstrapServers
+        configuration = broker.workerConfiguration(configuration)
         customize(&configuration)
         self.configuration = configuration
-        configPath = directory + "/receiptd.demo.json"
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(configuration).write(to: URL(fileURLWithPath: configPath))
+        try fleet.writeConfiguration(configuration)
     }
+
+    /// The directory holding the workers' logs and configuration, the demo root and App Store credentials.
+    var directory: String { fleet.directory }
+    var workers: [WorkerProcess] { fleet.workers }
 
     /// `Config/catalogue.json` from the working directory or next to the binary's checkout.
     static func cataloguePath() -> String {
@@ -89,15 +86,7 @@ final class PipelineHarness: @unchecked Sendable {
     /// Starts `count` worker processes of `stage`.
     @discardableResult
     func startWorkers(_ stage: StageName, count: Int) throws -> [WorkerProcess] {
-        var started: [WorkerProcess] = []
-        for index in 0..<count {
-            let worker = WorkerProcess(name: "\(stage)-\(index + 1)", arguments: [stage.rawValue, "--config", configPath],
-                                       logPath: "\(directory)/\(stage)-\(index + 1).log")
-            try worker.start()
-            workers.append(worker)
-            started.append(worker)
-        }
-        return started
+        try fleet.start(stage, count: count)
     }
 
     /// A producer for submissions.
@@ -114,19 +103,15 @@ final class PipelineHarness: @unchecked Sendable {
                          partitions: configuration.topics.partitions)
     }
 
-    /// SIGTERM to every worker, then waits for them (killing stragglers).
-    /// - Returns: how many exited with status 0.
+    /// Stops every worker (``WorkerFleet/stop(timeout:)``). - Returns: how many exited with status 0.
     func stopWorkers(timeout: Duration = .seconds(30)) async -> Int {
-        for worker in workers { worker.send(SIGTERM) }
-        var clean = 0
-        for worker in workers where await worker.waitForExit(timeout: timeout) == 0 { clean += 1 }
-        return clean
+        await fleet.stop(timeout: timeout)
     }
 
     /// Stops the broker and removes the temporary directory (unless `keep`).
     func close(keep: Bool) {
         appStore.stop()
         broker.cluster.close()
-        if !keep { try? FileManager.default.removeItem(atPath: directory) }
+        if !keep { fleet.remove() }
     }
 }

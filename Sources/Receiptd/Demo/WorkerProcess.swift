@@ -1,18 +1,24 @@
 import Foundation
 
-/// A `receiptd` child process (a stage worker) started by the demo, bench or chaos harness.
+/// A `receiptd` child process (a stage worker) started by the demo, bench, chaos or dev harness.
 /// Spawned once per worker at start-up, never per message.
 final class WorkerProcess: @unchecked Sendable {
-    // @unchecked: `process` is only touched from the harness task that owns this worker.
+    // @unchecked: `process` and `ended` are only touched from the harness task that owns this worker.
     let name: String
     let arguments: [String]
     let logPath: String
+    /// The worker's environment (``ParentWatch/environmentKey`` is added at start).
+    let environment: [String: String]
     private var process: Process?
+    /// How the current process ended, once this object has seen it end.
+    private var ended: WorkerExit?
 
-    init(name: String, arguments: [String], logPath: String) {
+    init(name: String, arguments: [String], logPath: String,
+         environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.name = name
         self.arguments = arguments
         self.logPath = logPath
+        self.environment = environment
     }
 
     /// The running binary: workers run exactly the code of the harness that started them.
@@ -24,7 +30,7 @@ final class WorkerProcess: @unchecked Sendable {
     /// Starts (or restarts) the worker, appending its output to ``logPath``.
     func start() throws {
         if !FileManager.default.fileExists(atPath: logPath) {
-            FileManager.default.createFile(atPath: logPath, contents: nil)
+            _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         log.seekToEndOfFile()
@@ -34,11 +40,12 @@ final class WorkerProcess: @unchecked Sendable {
         process.standardOutput = log
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
-        var environment = ProcessInfo.processInfo.environment
+        var environment = self.environment
         environment[ParentWatch.environmentKey] = String(getpid())  // the worker stops if this process dies
         process.environment = environment
         try process.run()
         self.process = process
+        ended = nil
     }
 
     var isRunning: Bool { process?.isRunning ?? false }
@@ -46,39 +53,62 @@ final class WorkerProcess: @unchecked Sendable {
 
     /// Sends `signal` (SIGTERM for a graceful stop, SIGKILL for a crash).
     func send(_ signal: Int32) {
-        guard let process, process.isRunning else { return }
+        guard let process, process.isRunning, ended == nil else { return }
         kill(process.processIdentifier, signal)
     }
 
-    /// Waits for the process to exit, up to `timeout`; kills it after that.
+    /// How the worker ended, reaping it if it just did; nil while it runs (or was never started).
     ///
     /// Reaps the child itself with `waitpid` rather than relying on Foundation noticing the exit:
     /// after a SIGKILL Foundation's reaping was seen to leave a zombie and `isRunning` true.
+    func exitIfEnded() -> WorkerExit? {
+        if let ended { return ended }
+        guard let process else { return nil }
+        let pid = process.processIdentifier
+        var status: Int32 = 0
+        let reaped = waitpid(pid, &status, WNOHANG)
+        if reaped == pid {
+            ended = (status & 0x7F) == 0 ? .status((status >> 8) & 0xFF) : .signal(status & 0x7F)
+        } else if reaped == -1, !process.isRunning {
+            // Already reaped by Foundation: its own bookkeeping has the answer.
+            ended = process.terminationReason == .exit ? .status(process.terminationStatus) : .signal(process.terminationStatus)
+        }
+        return ended
+    }
+
+    /// Waits for the process to exit, up to `timeout`; kills it after that.
     /// - Returns: the exit status, or nil if it was killed by a signal or had to be killed.
     @discardableResult
     func waitForExit(timeout: Duration) async -> Int32? {
         guard let process else { return nil }
-        let pid = process.processIdentifier
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            var status: Int32 = 0
-            let reaped = waitpid(pid, &status, WNOHANG)
-            if reaped == pid { return Self.exitCode(status) }
-            if reaped == -1 {
-                // Already reaped (by Foundation): its own bookkeeping has the answer.
-                if !process.isRunning, process.terminationReason == .exit { return process.terminationStatus }
-                return nil
-            }
+            if let ended = exitIfEnded() { return ended.status }
             try? await Task.sleep(for: .milliseconds(50))
         }
-        kill(pid, SIGKILL)
+        kill(process.processIdentifier, SIGKILL)
         var status: Int32 = 0
-        _ = waitpid(pid, &status, 0)
+        _ = waitpid(process.processIdentifier, &status, 0)
+        ended = .signal(SIGKILL)
+        return nil
+    }
+}
+
+/// How a ``WorkerProcess`` ended.
+enum WorkerExit: Equatable, Sendable, CustomStringConvertible {
+    case status(Int32)
+    case signal(Int32)
+
+    /// The exit status, or nil when the process died of a signal.
+    var status: Int32? {
+        if case .status(let code) = self { return code }
         return nil
     }
 
-    /// The exit code in a `waitpid` status, or nil when the process died of a signal.
-    private static func exitCode(_ status: Int32) -> Int32? {
-        (status & 0x7F) == 0 ? (status >> 8) & 0xFF : nil
+    var description: String {
+        switch self {
+        case .status(let code): "exit status \(code)"
+        case .signal(let number): "signal \(number)"
+        }
     }
 }

@@ -1,0 +1,64 @@
+import Foundation
+import Pipeline
+
+/// The stage workers a harness runs as child processes of itself, and the temporary directory
+/// they share: the one configuration file every worker reads and one log file per worker.
+///
+/// `receiptd dev` and, through ``PipelineHarness``, `demo`, `bench pipeline` and `chaos` start and
+/// stop their workers here, so every harness stops them the same way.
+final class WorkerFleet: @unchecked Sendable {
+    // @unchecked: mutated only by the command that owns the fleet, from one task.
+    let directory: String
+    /// The configuration file every worker is started with (see ``writeConfiguration(_:)``).
+    let configPath: String
+    /// The workers' environment; ``WorkerProcess`` adds the parent pid.
+    var environment = ProcessInfo.processInfo.environment
+    private(set) var workers: [WorkerProcess] = []
+
+    /// Creates a fresh temporary directory named `<prefix>-XXXXXX`.
+    /// - Parameter configName: the file name of the workers' configuration in it.
+    init(prefix: String, configName: String) throws {
+        let template = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-XXXXXX").path
+        var buffer = Array(template.utf8CString)
+        guard mkdtemp(&buffer) != nil else { throw ValidationError("cannot create a temporary directory") }
+        directory = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        configPath = directory + "/" + configName
+    }
+
+    /// Writes the workers' configuration to ``configPath``.
+    func writeConfiguration(_ configuration: WorkerConfiguration) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(configuration).write(to: URL(fileURLWithPath: configPath))
+    }
+
+    /// Starts `count` worker processes of `stage` (`receiptd <stage> --config <configPath>`),
+    /// named `<stage>-<n>`, each logging to `<directory>/<stage>-<n>.log`.
+    @discardableResult
+    func start(_ stage: StageName, count: Int) throws -> [WorkerProcess] {
+        var started: [WorkerProcess] = []
+        for index in 0..<count {
+            let name = "\(stage)-\(index + 1)"
+            let worker = WorkerProcess(name: name, arguments: [stage.rawValue, "--config", configPath],
+                                       logPath: "\(directory)/\(name).log", environment: environment)
+            try worker.start()
+            workers.append(worker)
+            started.append(worker)
+        }
+        return started
+    }
+
+    /// SIGTERM to every worker, then waits for them (killing stragglers after `timeout`).
+    /// - Returns: how many exited with status 0.
+    func stop(timeout: Duration) async -> Int {
+        for worker in workers { worker.send(SIGTERM) }
+        var clean = 0
+        for worker in workers where await worker.waitForExit(timeout: timeout) == 0 { clean += 1 }
+        return clean
+    }
+
+    /// Removes the directory, logs and configuration included.
+    func remove() {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}

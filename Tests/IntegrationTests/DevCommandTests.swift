@@ -1,0 +1,110 @@
+import Foundation
+import Kafka
+import Pipeline
+import Testing
+
+/// `receiptd dev` as a process: the embedded broker and one worker per stage, configured by an
+/// overlay. The overlay is the only way the test PKI's root reaches the verify worker, so an
+/// entitlement for a transaction signed with it proves the overlay reached the workers; SIGINT
+/// then stops everything with status 0 and leaves no worker behind.
+@Suite(.timeLimit(.minutes(3))) struct DevCommandTests {
+    static let partitions = 4
+
+    @Test func overlayReachesWorkersAndSigintStopsEverything() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: CrashRestartTests.binary), "build receiptd first")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-dev-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let samples = try Samples()
+        let root = directory.appendingPathComponent("root.pem").path
+        try samples.pki.root.pemString.write(toFile: root, atomically: true, encoding: .utf8)
+        let overlay = directory.appendingPathComponent("dev.json").path
+        let catalogue = BrokerFixture.repository.appendingPathComponent("Config/catalogue.json").path
+        try """
+        {"verify": {"trustRoots": ["\(root)"], "bundleIds": ["\(Samples.bundleId)"]},
+         "topics": {"partitions": \(Self.partitions)}, "fulfil": {"catalogue": "\(catalogue)"}}
+        """.write(toFile: overlay, atomically: true, encoding: .utf8)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CrashRestartTests.binary)
+        process.arguments = ["dev", "--port", "0", "--config", overlay]
+        let output = Pipe()
+        process.standardOutput = output
+        let stderrPath = directory.appendingPathComponent("dev.err").path
+        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+        let (exits, exited) = AsyncStream<(normal: Bool, status: Int32)>.makeStream()
+        process.terminationHandler = { exited.yield(($0.terminationReason == .exit, $0.terminationStatus)); exited.finish() }
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }  // its workers follow (ParentWatch)
+        var diagnostics: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+        let ready = await Self.within(.seconds(60)) { await Self.firstLine(of: output.fileHandleForReading) }
+        let line = try #require(ready ?? nil, "no ready line: \(diagnostics)")
+        let bootstrap = try #require(line.split(separator: "=", maxSplits: 1).last.map(String.init), "\(line)")
+        #expect(line == "ready bootstrap=\(bootstrap)" && bootstrap.contains(":"))
+        let workers = Self.children(of: process.processIdentifier)
+        #expect(workers.count == StageName.allCases.count, "one worker per stage: \(workers)")
+
+        let topics = Topics()
+        let reader = try TopicReader(bootstrap: [bootstrap], topics: [topics.entitlementsChanged, topics.rejected],
+                                     partitions: Self.partitions)
+        let jws = try samples.pki.signer.sign(payload: samples.transaction(70_001))
+        let submission = samples.submission("dev-1", user: "player-1", payload: jws)
+        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: [bootstrap]))
+        _ = try await producer.sendAll([KafkaProducerMessage(topic: topics.submitted, key: Array(submission.key.utf8),
+                                                             value: submission.value)])
+        await producer.close()
+        let isVerdict: (KafkaConsumerMessage) -> Bool = { $0.json["submissionId"] as? String == "dev-1" }
+        try await reader.wait(timeout: .seconds(60)) { messages in messages.contains(where: isVerdict) }
+        let verdict = try #require(reader.messages.first(where: isVerdict))
+        #expect(verdict.topic == topics.entitlementsChanged, "\(verdict.json)")
+        #expect(verdict.json["schema"] as? String == "entitlement-changed/v1")
+        #expect(verdict.json["transactionId"] as? String == "70001")
+        await reader.close()
+
+        kill(process.processIdentifier, SIGINT)
+        let ended = await Self.within(.seconds(60)) { await exits.first { _ in true } }
+        let stopped = try #require(ended ?? nil, "receiptd dev did not stop after SIGINT: \(diagnostics)")
+        #expect(stopped.normal && stopped.status == 0, "\(diagnostics)")
+        for pid in workers { #expect(!ParentWatchTests.isAlive(pid), "worker \(pid) outlived receiptd dev") }
+    }
+
+    /// The result of `operation`, or nil if it takes longer than `timeout` (it is then cancelled).
+    static func within<T: Sendable>(_ timeout: Duration, _ operation: @escaping @Sendable () async -> T) async -> T? {
+        await withTaskGroup(of: T?.self) { group in
+            group.addTask { await operation() }
+            group.addTask { try? await Task.sleep(for: timeout); return nil }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// The first line written to `handle`, or nil if it ends (or the wait is cancelled) first.
+    static func firstLine(of handle: FileHandle) async -> String? {
+        let (chunks, continuation) = AsyncStream<Data>.makeStream()
+        handle.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty { continuation.finish() } else { continuation.yield(data) }
+        }
+        defer { handle.readabilityHandler = nil }
+        var buffer = Data()
+        for await chunk in chunks {
+            buffer.append(chunk)
+            if let end = buffer.firstIndex(of: UInt8(ascii: "\n")) { return String(decoding: buffer[..<end], as: UTF8.self) }
+        }
+        return nil
+    }
+
+    /// The pids whose parent is `pid` (from `/proc`).
+    static func children(of pid: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { candidate in
+            guard let stat = try? String(contentsOfFile: "/proc/\(candidate)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int32(fields[1]) == pid
+        }
+    }
+}
