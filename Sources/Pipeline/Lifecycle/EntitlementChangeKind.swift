@@ -14,8 +14,9 @@ public enum EntitlementChangeKind: String, Sendable, Codable, CaseIterable, Hash
     /// The subscription moved to another product of its group (upgrade now, downgrade or
     /// crossgrade at the renewal); the new product's side.
     case productChange
-    /// The product's access ended because the subscription moved to another product of its group.
-    case upgradedAway
+    /// The product's access ended because the subscription moved to another product of its group
+    /// (an upgrade now, a downgrade or crossgrade at the renewal; `isUpgraded` on the old period).
+    case productReplaced
     /// The period ended without renewal.
     case expiration
     /// Renewal failed; access continues until the grace period ends.
@@ -47,7 +48,7 @@ public enum EntitlementChangeKind: String, Sendable, Codable, CaseIterable, Hash
         case .renewal, .recovery, .`extension`, .productChange: hasAccess ? .renew : .update
         case .autoRenewChange, .pendingProductChange, .pastPeriodRefund, .gracePeriod: .update
         case .billingRetry: hasAccess ? .update : .expire
-        case .expiration, .upgradedAway: .expire
+        case .expiration, .productReplaced: .expire
         case .revocation, .clawback, .transferOut: .revoke
         }
     }

@@ -14,8 +14,10 @@ extension PurchaseLifecycle {
             state.signedDate = input.signed
             return .changed([state.productType == .consumable ? .clawback : .revocation])
         }
-        if state.status == .revoked, input.transaction.transactionId == state.latestTransactionId,
-           input.effect == .reinstate || input.transaction.revocationDate == nil {
+        // Reversed: Apple says so (`REFUND_REVERSED`, whichever transaction of the purchase it
+        // carries), or signs the revoked transaction again without its revocation.
+        if state.status == .revoked, input.effect == .reinstate
+            || (input.transaction.transactionId == state.latestTransactionId && input.transaction.revocationDate == nil) {
             state.revocationDate = nil
             state.revocationReason = nil
             state.status = .active

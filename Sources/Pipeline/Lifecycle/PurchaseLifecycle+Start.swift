@@ -55,7 +55,7 @@ extension PurchaseLifecycle {
                 state.status = .expired
                 state.expirationReason = "upgraded"
                 state.validUntil = input.signed
-                return .upgradedAway
+                return .productReplaced
             }
             if let expires = state.expiresDate, expires <= input.signed {
                 state.status = .expired

@@ -29,18 +29,23 @@ extension PurchaseLifecycle {
         if let applied = state.signedDate, input.signed < applied {
             // Renewal info may still be news (it has its own order), status changes are not.
             let renewal = applyRenewal(&state, input)
-            return renewal.autoRenew ? .changed([.autoRenewChange])
-                : renewal.pending ? .changed([.pendingProductChange]) : .unchanged(.staleSuppressed)
+            return Self.renewalKind(renewal, effect: input.effect).map { .changed([$0]) } ?? .unchanged(.staleSuppressed)
         }
         let before = state
         let kind = samePeriodChange(&state, input)
         state.signedDate = max(state.signedDate ?? input.signed, input.signed)
         let renewal = applyRenewal(&state, input)
         if let kind { return .changed([kind]) }
-        if renewal.autoRenew { return .changed([.autoRenewChange]) }
-        if renewal.pending { return .changed([.pendingProductChange]) }
+        if let kind = Self.renewalKind(renewal, effect: input.effect) { return .changed([kind]) }
         state = before
         return .unchanged(.duplicateSuppressed)
+    }
+
+    /// The change a renewal-info update alone makes: the one the notification is about first.
+    static func renewalKind(_ changed: (autoRenew: Bool, pending: Bool), effect: LifecycleEffect) -> EntitlementChangeKind? {
+        if case .renewalPreference = effect, changed.pending { return .pendingProductChange }
+        if changed.autoRenew { return .autoRenewChange }
+        return changed.pending ? .pendingProductChange : nil
     }
 
     /// A later period (renewal, resubscribe, recovery, extension, product change).
@@ -77,7 +82,7 @@ extension PurchaseLifecycle {
             state.status = .expired
             state.expirationReason = "upgraded"
             state.validUntil = input.signed
-            return .upgradedAway
+            return .productReplaced
         }
         if input.isRevoked, input.effect != .reinstate {
             guard state.status != .revoked else { return nil }

@@ -146,7 +146,7 @@ public struct PurchaseLifecycle: Sendable {
         state.version = (before?.version ?? 0) + 1
         var changes: [LifecycleChange] = []
         if let before, before.hasAccess, before.entitlement != state.entitlement {
-            var ended = change(.upgradedAway, before)
+            var ended = change(.productReplaced, before)
             (ended.status, ended.hasAccess, ended.validUntil) = (.expired, false, state.periodStart ?? state.signedDate)
             ended.owner = state.owner
             changes.append(ended)
