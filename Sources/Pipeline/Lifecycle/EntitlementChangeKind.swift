@@ -35,6 +35,9 @@ public enum EntitlementChangeKind: String, Sendable, Codable, CaseIterable, Hash
     case clawback
     /// A refund was reversed (`REFUND_REVERSED`): access (or the units) restored.
     case reinstatement
+    /// A refund reversal arrived before its refund: recorded (access unchanged) so that the older
+    /// refund, when it arrives, is stale instead of revoking a purchase Apple has reinstated.
+    case reversalRecorded
     /// The purchase moved to another user (transfer policy): the previous owner's side.
     case transferOut
     /// The purchase moved to another user (transfer policy): the new owner's side.
@@ -46,7 +49,7 @@ public enum EntitlementChangeKind: String, Sendable, Codable, CaseIterable, Hash
         switch self {
         case .purchase, .resubscribe, .reinstatement, .transferIn: hasAccess ? .grant : .update
         case .renewal, .recovery, .`extension`, .productChange: hasAccess ? .renew : .update
-        case .autoRenewChange, .pendingProductChange, .pastPeriodRefund, .gracePeriod: .update
+        case .autoRenewChange, .pendingProductChange, .pastPeriodRefund, .gracePeriod, .reversalRecorded: .update
         case .billingRetry: hasAccess ? .update : .expire
         case .expiration, .productReplaced: .expire
         case .revocation, .clawback, .transferOut: .revoke

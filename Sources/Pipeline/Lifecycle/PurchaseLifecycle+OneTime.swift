@@ -29,6 +29,10 @@ extension PurchaseLifecycle {
             state.quantity = units
             return .changed([.reinstatement])
         }
+        if input.effect == .reinstate, input.signed > (state.signedDate ?? .distantPast) {
+            state.signedDate = input.signed
+            return .changed([.reversalRecorded])
+        }
         return .unchanged(.duplicateSuppressed)
     }
 }

@@ -110,7 +110,10 @@ extension PurchaseLifecycle {
             guard state.status != .billingRetry else { return nil }
             state.status = .billingRetry
             return .billingRetry
-        case .transactionUpdate, .reinstate:
+        case .reinstate:
+            guard input.signed > (state.signedDate ?? .distantPast) else { return nil }
+            return .reversalRecorded
+        case .transactionUpdate:
             // The transaction alone: its period ended when Apple signed it. Billing trouble
             // already recorded is more specific than that, so it stays.
             guard state.status == .active, let end = state.expiresDate, end <= input.signed else { return nil }

@@ -58,6 +58,8 @@ struct LifecycleHarness {
     /// An App Store Server Notification V2 (`user` nil: as Apple sends it, naming no user).
     static func notification(_ label: String, user: String? = nil, type: String, subtype: String? = nil, signed: Date,
                              transaction: AppleShapes.Transaction?, renewal: AppleShapes.Renewal? = nil) -> Input {
+        var renewal = renewal
+        if let transaction, renewal?.original.isEmpty == true { renewal?.original = transaction.original }
         let payload = AppleShapes.notification(
             type: type, subtype: subtype, signed: signed, uuid: UUID().uuidString.lowercased(),
             transaction: transaction.map { sign($0.json()) }, renewal: renewal.map { sign($0.json()) },

@@ -25,8 +25,12 @@ import Testing
         let twice = try await harness.run(inputs.flatMap { [$0, $0] })
         #expect(twice.events.map(\.eventId) == once.events.map(\.eventId))
         #expect(scenario.finalOwners(twice) == scenario.owners)
-        let replayed = try await harness.run(inputs + inputs)
-        #expect(replayed.events.map(\.eventId) == once.events.map(\.eventId), "a second pass of the whole sequence emits nothing")
+        // A second pass of the whole sequence emits nothing (claims are order-dependent by nature:
+        // under `transfer` the first claimant claiming again takes the purchase back).
+        if scenario.reorderable {
+            let replayed = try await harness.run(inputs + inputs)
+            #expect(replayed.events.map(\.eventId) == once.events.map(\.eventId), "a second pass of the whole sequence emits nothing")
+        }
     }
 
     @Test("re-ordered (reversed and shuffled): the same final owner states",

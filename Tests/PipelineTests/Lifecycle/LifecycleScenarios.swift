@@ -217,7 +217,7 @@ enum LifecycleScenarios {
         }, events: [S.event(.purchase, "u1", "premium", .active, access: true, until: d(30)),
                     S.event(.renewal, "u1", "premium", .active, access: true, until: d(60))],
           owners: [S.owner("u1", "premium", access: true, until: d(60))],
-          verdicts: ["initial": ["duplicate-suppressed"], "app": ["grant"], "renew": ["renew"]]),
+          verdicts: ["initial": ["stale-suppressed"], "app": ["grant"], "renew": ["renew"]]),
         S(name: "keep: a second user's claim is rejected, the purchase stays", inputs: {
             [H.transaction("buy", user: "u1", once("6001", "6001", pro, .nonConsumable, at: 0, signed: 0)),
              H.transaction("claim", user: "u2", once("6001", "6001", pro, .nonConsumable, at: 0, signed: 0))]
