@@ -10,7 +10,7 @@ extension PurchaseLifecycle {
         let end = transaction.expiresDate ?? input.signed
         let currentStart = state.periodStart ?? .distantPast
         let currentEnd = state.expiresDate ?? .distantPast
-        let newer = transaction.isUpgraded != true && !input.isRevoked
+        let newer = transaction.isUpgraded != true
             && (start > currentStart || (start == currentStart && end > currentEnd))
 
         if newer {
@@ -69,7 +69,12 @@ extension PurchaseLifecycle {
         state.signedDate = input.signed
         state.environment = transaction.environment
         if let ownership = transaction.ownershipType { state.ownershipType = ownership }
-        let kind = enterPeriodStatus(&state, input, fresh: fresh)
+        var kind = enterPeriodStatus(&state, input, fresh: fresh)
+        if input.isRevoked, input.effect != .reinstate {
+            // The first news of this period is its refund (a period receiptd never saw paid).
+            revoke(&state, input)
+            kind = .revocation
+        }
         applyRenewal(&state, input)
         return kind
     }
