@@ -92,6 +92,13 @@ public struct Topics: Sendable, Codable, Equatable {
             + StageName.allCases.flatMap { inputs(of: $0, retryTiers: retryTiers).dropFirst() }
     }
 
+    /// Topic settings receiptd needs when it creates a topic itself: the per-owner view is
+    /// compacted (the newest state per key is all it must keep). `Deploy/create-topics.sh` says
+    /// the same for real clusters, with retention for the others.
+    public var creationConfigs: [String: [String: String]] {
+        [entitlementState: ["cleanup.policy": "compact"]]
+    }
+
     /// Checks every name is a legal Kafka topic name (1…249 of `[A-Za-z0-9._-]`, not `.`/`..`)
     /// and that the main topics are distinct.
     /// - Throws: ``PipelineConfigurationError`` naming the offending key.

@@ -70,7 +70,7 @@ enum StageWorker {
         if configuration.topics.create {
             await TopicProvisioner(bootstrapServers: brokers, properties: configuration.kafka.properties, logger: logger)
                 .ensure(configuration.allTopicNames, partitions: configuration.topics.partitions,
-                        replicationFactor: configuration.topics.replicationFactor)
+                        replicationFactor: configuration.topics.replicationFactor, configs: topics.creationConfigs)
         }
         if S.Output.partitioning == .inputPartition {
             do {

@@ -23,8 +23,9 @@ public struct TopicProvisioner: Sendable {
         self.logger = logger
     }
 
-    /// Makes sure every topic in `names` exists.
-    public func ensure(_ names: [String], partitions: Int, replicationFactor: Int) async {
+    /// Makes sure every topic in `names` exists, creating missing ones with `configs[name]`.
+    public func ensure(_ names: [String], partitions: Int, replicationFactor: Int,
+                       configs: [String: [String: String]] = [:]) async {
         do {
             let admin = try KafkaAdminClient(bootstrapServers: bootstrapServers, additionalProperties: properties)
             var missing: [String] = []
@@ -35,7 +36,8 @@ public struct TopicProvisioner: Sendable {
             guard !missing.isEmpty else { return }
             logger.notice("creating missing topics", metadata: ["kafka.topics": .string(missing.joined(separator: ","))])
             try await admin.createTopics(missing.map {
-                KafkaTopicSpecification(name: $0, partitions: partitions, replicationFactor: replicationFactor)
+                KafkaTopicSpecification(name: $0, partitions: partitions, replicationFactor: replicationFactor,
+                                        config: configs[$0] ?? [:])
             }, timeout: .seconds(10))
         } catch {
             logger.warning("could not create topics; continuing", metadata: [LoggingKeys.errorMessage: .string("\(error)")])
