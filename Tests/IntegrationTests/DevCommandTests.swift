@@ -59,7 +59,7 @@ import Testing
         try await reader.wait(timeout: .seconds(60)) { messages in messages.contains(where: isVerdict) }
         let verdict = try #require(reader.messages.first(where: isVerdict))
         #expect(verdict.topic == topics.entitlementsChanged, "\(verdict.json)")
-        #expect(verdict.json["schema"] as? String == "entitlement-changed/v1")
+        #expect(verdict.json["schema"] as? String == "entitlement-changed/v2")
         #expect(verdict.json["transactionId"] as? String == "70001")
         await reader.close()
 

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// `receiptd dev` as a process: the embedded broker and one worker per stage, configured by an
+/// overlay file; ready once it prints `ready bootstrap=HOST:PORT`.
+final class DevRig: @unchecked Sendable {
+    // @unchecked: used from one test task.
+    let process = Process()
+    let directory: URL
+    let overlay: String
+    private(set) var bootstrap = ""
+    private let stderrPath: String
+    private let exits: AsyncStream<(normal: Bool, status: Int32)>
+
+    /// Writes `overlay` (JSON) to a temporary directory and starts `receiptd dev --port 0` with it.
+    init(overlay json: String, in directory: URL) throws {
+        self.directory = directory
+        overlay = directory.appendingPathComponent("dev.json").path
+        try json.write(toFile: overlay, atomically: true, encoding: .utf8)
+        process.executableURL = URL(fileURLWithPath: CrashRestartTests.binary)
+        process.arguments = ["dev", "--port", "0", "--config", overlay]
+        stderrPath = directory.appendingPathComponent("dev.err").path
+        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+        let (exits, exited) = AsyncStream<(normal: Bool, status: Int32)>.makeStream()
+        self.exits = exits
+        process.terminationHandler = { exited.yield(($0.terminationReason == .exit, $0.terminationStatus)); exited.finish() }
+    }
+
+    /// What `receiptd dev` said on standard error (progress and failures).
+    var diagnostics: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    /// Starts it and waits for the ready line.
+    func start(timeout: Duration = .seconds(90)) async throws {
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let ready = await DevCommandTests.within(timeout) { await DevCommandTests.firstLine(of: output.fileHandleForReading) }
+        let line = try #require(ready ?? nil, "no ready line: \(diagnostics)")
+        bootstrap = try #require(line.split(separator: "=", maxSplits: 1).last.map(String.init), "\(line)")
+    }
+
+    /// SIGINT, then the exit status (nil when it did not stop within `timeout`).
+    func stop(timeout: Duration = .seconds(60)) async -> (normal: Bool, status: Int32)? {
+        kill(process.processIdentifier, SIGINT)
+        let exits = self.exits
+        return await DevCommandTests.within(timeout) { await exits.first { _ in true } } ?? nil
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }  // its workers follow (ParentWatch)
+    }
+}
