@@ -2,132 +2,195 @@ import Foundation
 import Testing
 @testable import Pipeline
 
-/// Claims are tentative under a ``DeliveryScope`` and the stale rule of ``EntitlementRules``.
+/// Tentative keyed updates under a ``DeliveryScope`` (``StatePartitions``, behind every
+/// ``KeyedStateStore``): an update counts once its outputs are acknowledged, is withdrawn
+/// otherwise, and a second update of the key waits for it.
 @Suite(.timeLimit(.minutes(1)))
-struct LedgerClaimTests {
-    private func grant(_ id: String = "t1") -> LedgerEvent {
-        LedgerEvent(eventId: EntitlementChanged.eventId(transactionId: id, action: .grant), action: .grant, transactionId: id,
-                    originalTransactionId: id, signedDate: Fixtures.now, validUntil: nil)
+struct StatePartitionsTests {
+    /// A partition store of counters with partition 0 installed.
+    private func partitions(capacity: Int? = nil) -> StatePartitions<Int> {
+        let partitions = StatePartitions<Int>(capacity: capacity)
+        partitions.install(0, values: [:])
+        return partitions
     }
 
-    @Test func aClaimCountsOnlyOnceItsScopeSettlesDelivered() async throws {
-        let ledger = InMemoryFulfilmentLedger()
-        let scope = DeliveryScope(partition: 0)
-        #expect(try await ledger.claim(grant(), scope: scope) == .firstTime)
-        #expect(ledger.count == 0)  // pending, not applied
-        scope.settle(delivered: true)
-        #expect(ledger.count == 1)
-        #expect(try await ledger.claim(grant(), scope: DeliveryScope(partition: 0)) == .duplicate)
+    /// Increments `key` (from nil to 1) and answers the value it saw.
+    private func increment(_ partitions: StatePartitions<Int>, _ key: String = "k", in partition: Int32 = 0,
+                           scope: DeliveryScope?) async throws -> Int? {
+        try await partitions.update(key, in: partition, scope: scope) { current in ((current ?? 0) + 1, current) }
     }
 
-    @Test func aClaimWhoseOutputWasNotDeliveredIsWithdrawn() async throws {
-        let ledger = InMemoryFulfilmentLedger()
-        let failed = DeliveryScope(partition: 0)
-        #expect(try await ledger.claim(grant(), scope: failed) == .firstTime)
-        failed.settle(delivered: false)
-        // The record's next attempt (a retry, a redelivery) emits: nothing was lost.
-        #expect(try await ledger.claim(grant(), scope: DeliveryScope(partition: 0)) == .firstTime)
-    }
-
-    @Test func aConcurrentClaimWaitsForThePendingOneToSettle() async throws {
-        let ledger = InMemoryFulfilmentLedger()
-        let first = DeliveryScope(partition: 0)
-        #expect(try await ledger.claim(grant(), scope: first) == .firstTime)
-        let scopes = [DeliveryScope(partition: 0), DeliveryScope(partition: 0)]
-        let results = try await withThrowingTaskGroup(of: (Int, ClaimResult).self) { group in
-            for (index, scope) in scopes.enumerated() {
-                group.addTask { (index, try await ledger.claim(self.grant(), scope: scope)) }
+    /// Waits (without sleeping) until `count` updates are parked behind a pending one.
+    private func waitForWaiters(_ partitions: StatePartitions<Int>, count: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while partitions.waitingUpdateCount < count {
+            guard ContinuousClock.now < deadline else {
+                throw UnexpectedResult(description: "\(partitions.waitingUpdateCount) of \(count) updates waited")
             }
-            try await Task.sleep(for: .milliseconds(20))  // let both block on the pending claim
-            first.settle(delivered: false)  // withdrawn: exactly one waiter takes the claim over
-            var results: [ClaimResult] = []
-            let (winner, result) = try await group.next()!
-            results.append(result)
-            scopes[winner].settle(delivered: true)  // its output was acknowledged: the other is a duplicate
-            results.append(try await group.next()!.1)
-            return results
+            await Task.yield()
         }
-        #expect(results == [.firstTime, .duplicate])
     }
 
-    @Test func aWaitingClaimIsCancellable() async throws {
-        let ledger = InMemoryFulfilmentLedger()
-        #expect(try await ledger.claim(grant(), scope: DeliveryScope(partition: 0)) == .firstTime)
-        let waiter = Task { try await ledger.claim(grant(), scope: DeliveryScope(partition: 0)) }
-        try await Task.sleep(for: .milliseconds(20))
+    @Test func anUpdateCountsOnlyOnceItsScopeSettlesDelivered() async throws {
+        let partitions = partitions()
+        let scope = DeliveryScope(partition: 0)
+        #expect(try await increment(partitions, scope: scope) == nil)
+        #expect(partitions.value("k", in: 0) == nil, "pending, not applied")
+        scope.settle(delivered: true)
+        #expect(partitions.value("k", in: 0) == 1)
+        #expect(try await increment(partitions, scope: DeliveryScope(partition: 0)) == 1)
+    }
+
+    @Test func anUpdateWhoseOutputsWereNotDeliveredIsWithdrawnAndTheRetryAppliesItAgain() async throws {
+        let partitions = partitions()
+        let failed = DeliveryScope(partition: 0)
+        #expect(try await increment(partitions, scope: failed) == nil)
+        failed.settle(delivered: false)
+        #expect(partitions.value("k", in: 0) == nil)
+        // The record's next attempt (a retry, a redelivery) decides from the same state: nothing was lost.
+        let retry = DeliveryScope(partition: 0)
+        #expect(try await increment(partitions, scope: retry) == nil)
+        retry.settle(delivered: true)
+        #expect(partitions.value("k", in: 0) == 1)
+    }
+
+    @Test func withoutAScopeAnUpdateAppliesAtOnceAndANilValueChangesNothing() async throws {
+        let partitions = partitions()
+        #expect(try await increment(partitions, scope: nil) == nil)
+        #expect(partitions.value("k", in: 0) == 1)
+        let seen = try await partitions.update("k", in: 0, scope: DeliveryScope(partition: 0)) { current in (nil as Int?, current) }
+        #expect(seen == 1)
+        // An unchanged key leaves nothing pending: the next update does not wait.
+        #expect(try await increment(partitions, scope: nil) == 1)
+        #expect(partitions.value("k", in: 0) == 2)
+    }
+
+    @Test func aThrowingBodyChangesNothing() async throws {
+        struct Refused: Error {}
+        let partitions = partitions()
+        await #expect(throws: Refused.self) {
+            try await partitions.update("k", in: 0, scope: DeliveryScope(partition: 0)) { (_: Int?) -> (Int?, Void) in throw Refused() }
+        }
+        #expect(try await increment(partitions, scope: nil) == nil)
+    }
+
+    @Test func aConcurrentUpdateOfTheSameKeyWaitsForThePendingOneToSettle() async throws {
+        let partitions = partitions()
+        let first = DeliveryScope(partition: 0)
+        #expect(try await increment(partitions, scope: first) == nil)
+        let scopes = [DeliveryScope(partition: 0), DeliveryScope(partition: 0)]
+        let seen = try await withThrowingTaskGroup(of: (Int, Int?).self) { group in
+            for (index, scope) in scopes.enumerated() {
+                group.addTask { (index, try await increment(partitions, scope: scope)) }
+            }
+            try await waitForWaiters(partitions, count: 2)
+            // Another key is not held up by the pending one.
+            #expect(try await increment(partitions, "other", scope: nil) == nil)
+            first.settle(delivered: false)  // withdrawn: exactly one waiter decides next, from nothing
+            var seen: [Int?] = []
+            let (winner, value) = try #require(try await group.next())
+            seen.append(value)
+            scopes[winner].settle(delivered: true)  // acknowledged: the other sees its value
+            let (other, otherValue) = try #require(try await group.next())
+            seen.append(otherValue)
+            scopes[other].settle(delivered: true)
+            return seen
+        }
+        #expect(seen == [nil, 1])
+        #expect(partitions.value("k", in: 0) == 2)
+    }
+
+    @Test func aWaitingUpdateIsCancellable() async throws {
+        let partitions = partitions()
+        #expect(try await increment(partitions, scope: DeliveryScope(partition: 0)) == nil)
+        let waiter = Task { try await increment(partitions, scope: DeliveryScope(partition: 0)) }
+        try await waitForWaiters(partitions, count: 1)
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
+        #expect(partitions.waitingUpdateCount == 0)
+    }
+
+    @Test func aPartitionRemovedOrInstalledAgainVoidsTheScopesOfItsEarlierIncarnation() async throws {
+        let partitions = partitions()
+        let stale = DeliveryScope(partition: 0)
+        #expect(try await increment(partitions, scope: stale) == nil)
+        // Reinstalled (the partition was revoked and assigned again, its state rebuilt).
+        partitions.install(0, values: ["k": 7])
+        stale.settle(delivered: true)
+        #expect(partitions.value("k", in: 0) == 7, "the old incarnation's update is void")
+        #expect(try await increment(partitions, scope: nil) == 7, "nothing pending is left behind")
+
+        // Removed while an update waits on a pending one: the waiter fails as not ready.
+        let pending = DeliveryScope(partition: 0)
+        #expect(try await increment(partitions, scope: pending) == 8)
+        let waiter = Task { try await increment(partitions, scope: DeliveryScope(partition: 0)) }
+        try await waitForWaiters(partitions, count: 1)
+        partitions.remove(0)
+        await #expect(throws: FulfilmentLedgerError.self) { try await waiter.value }
+        pending.settle(delivered: true)
+        #expect(!partitions.isInstalled(0) && partitions.value("k", in: 0) == nil)
+        await #expect(throws: FulfilmentLedgerError.self) { try await increment(partitions, scope: nil) }
+        await #expect(throws: FulfilmentLedgerError.self) { try await increment(partitions, in: 1, scope: nil) }
+    }
+
+    @Test func installIfAbsentKeepsAnInstalledPartitionAndItsPendingUpdates() async throws {
+        let partitions = partitions()
+        let scope = DeliveryScope(partition: 0)
+        #expect(try await increment(partitions, scope: scope) == nil)
+        partitions.installIfAbsent(0, values: ["k": 42])
+        partitions.installIfAbsent(1, values: ["k": 42])
+        scope.settle(delivered: true)
+        #expect(partitions.value("k", in: 0) == 1)
+        #expect(partitions.value("k", in: 1) == 42)
+        #expect(partitions.installed == [0, 1])
+    }
+
+    @Test func aBoundedStoreForgetsItsOldestKeysSoTheyCountAsNew() async throws {
+        let partitions = partitions(capacity: 2)
+        for key in ["e0", "e1", "e2"] { _ = try await increment(partitions, key, scope: nil) }  // e2 evicts e0
+        #expect(partitions.count(in: 0) == 2)
+        #expect(partitions.value("e0", in: 0) == nil)
+        // Updating a known key does not make it newer: e1 is still the oldest.
+        _ = try await increment(partitions, "e1", scope: nil)
+        // Forgotten: decided again from nothing (re-emitted downstream, never silently dropped).
+        #expect(try await increment(partitions, "e0", scope: nil) == nil)
+        #expect(partitions.value("e1", in: 0) == nil)
+        #expect(partitions.value("e2", in: 0) == 1)
+        // A pending update is bounded only once applied.
+        let scope = DeliveryScope(partition: 0)
+        #expect(try await increment(partitions, "e3", scope: scope) == nil)
+        #expect(partitions.count(in: 0) == 2)
+        scope.settle(delivered: true)
+        #expect(partitions.count(in: 0) == 2)
+        #expect(partitions.value("e2", in: 0) == nil && partitions.value("e3", in: 0) == 1)
+    }
+
+    @Test func isSafeUnderConcurrentUpdates() async throws {
+        let partitions = partitions()
+        let firsts = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<200 { group.addTask { try await increment(partitions, scope: nil) == nil } }
+            return try await group.reduce(into: 0) { count, first in if first { count += 1 } }
+        }
+        #expect(firsts == 1)
+        #expect(partitions.value("k", in: 0) == 200)
     }
 }
 
-/// ``EntitlementRules/isStale(_:after:revoked:)``, row by row.
-@Suite struct StaleRuleTests {
-    private let t0 = Fixtures.date("2026-10-01T00:00:00Z")
-    private let t1 = Fixtures.date("2026-11-01T00:00:00Z")
-    private let t2 = Fixtures.date("2026-12-01T00:00:00Z")
-
-    private func update(_ action: EntitlementAction, id: String = "t2", signed: Date?, until: Date?) -> LedgerEvent {
-        LedgerEvent(eventId: EntitlementChanged.eventId(transactionId: id, action: action), action: action, transactionId: id,
-                    originalTransactionId: "t0", signedDate: signed, validUntil: until)
-    }
-
-    @Test func revocationsAreNeverStale() {
-        let history = PurchaseHistory(newestSignedDate: t2, furthestValidUntil: t2)
-        #expect(!EntitlementRules.isStale(update(.revoke, signed: t0, until: t0), after: history, revoked: false))
-    }
-
-    @Test func withoutHistoryOrDateOrWhenNewerNothingIsStale() {
-        let history = PurchaseHistory(newestSignedDate: t1, furthestValidUntil: t2)
-        #expect(!EntitlementRules.isStale(update(.renew, signed: t0, until: t0), after: nil, revoked: false))
-        #expect(!EntitlementRules.isStale(update(.renew, signed: nil, until: t0), after: history, revoked: false))
-        #expect(!EntitlementRules.isStale(update(.expire, signed: t1, until: t0), after: history, revoked: false))
-        #expect(!EntitlementRules.isStale(update(.expire, signed: t2, until: t1), after: history, revoked: false))
-    }
-
-    @Test func olderUpdatesThatWouldMoveTheEntitlementBackAreStale() {
-        let renewed = PurchaseHistory(newestSignedDate: t1, furthestValidUntil: t2)
-        // An older renewal arriving after a newer one.
-        #expect(EntitlementRules.isStale(update(.renew, id: "t1", signed: t0, until: t1), after: renewed, revoked: false))
-        // An older expiration after a renewal.
-        #expect(EntitlementRules.isStale(update(.expire, id: "t1", signed: t0, until: t1), after: renewed, revoked: false))
-        // An older first purchase after a renewal.
-        #expect(EntitlementRules.isStale(update(.grant, id: "t0", signed: t0, until: t1), after: renewed, revoked: false))
-        // A consumable's purchase after its refund was applied (no end date never extends).
-        let refunded = PurchaseHistory(newestSignedDate: t1, furthestValidUntil: nil)
-        #expect(EntitlementRules.isStale(update(.grant, id: "t0", signed: t0, until: nil), after: refunded, revoked: true))
-    }
-
-    @Test func anOlderSignedUpdateThatExtendsAccessIsNotStaleUnlessItsTransactionWasRevoked() {
-        // A later period whose JWS was signed before a re-signed older transaction was applied.
-        let history = PurchaseHistory(newestSignedDate: t2, furthestValidUntil: t1)
-        let later = update(.renew, id: "t3", signed: t1, until: t2)
-        #expect(!EntitlementRules.isStale(later, after: history, revoked: false))
-        #expect(EntitlementRules.isStale(later, after: history, revoked: true))
-    }
-
-    @Test func theStageSuppressesAnOlderRenewalButNotAnOlderRefund() async throws {
-        let stage = FulfilStage(catalogue: Fixtures.catalogue, ledger: InMemoryFulfilmentLedger())
-        let newer = Fixtures.transaction(id: "1003", original: "1001", purchase: "2027-01-30T05:00:00Z",
-                                         expires: "2027-02-28T05:00:00Z", signed: "2027-01-30T05:00:00Z")
-        let older = Fixtures.transaction(id: "1002", original: "1001", purchase: "2026-12-30T05:00:00Z",
-                                         expires: "2027-01-30T05:00:00Z", signed: "2026-12-30T05:00:00Z")
-        let olderRefund = Fixtures.transaction(id: "1002", original: "1001", purchase: "2026-12-30T05:00:00Z",
-                                               expires: "2027-01-30T05:00:00Z", revoked: "2027-01-02T00:00:00Z",
-                                               signed: "2027-01-02T00:00:00Z")
-        let context = StageContext(now: Fixtures.date("2027-02-01T00:00:00Z"))
-        guard case .emit = try await stage.process(Fixtures.verified(newer), context: context) else {
-            Issue.record("newer renewal not emitted"); return
-        }
-        let stale = try await stage.process(Fixtures.verified(older), context: context)
-        guard case .done(let outcome, let subject) = stale else { Issue.record("\(stale)"); return }
-        #expect(outcome == .staleSuppressed)
-        #expect(subject.transactionId == "1002")
-        guard case .emit(let changes) = try await stage.process(Fixtures.verified(olderRefund), context: context) else {
-            Issue.record("older refund suppressed"); return
-        }
-        #expect(changes.first?.action == .revoke)
-        // ... and after the refund, that transaction's renewal never comes back.
-        let again = try await stage.process(Fixtures.verified(older), context: context)
-        guard case .done(.staleSuppressed, _) = again else { Issue.record("\(again)"); return }
+/// The in-memory ``KeyedStateStore`` (tests, demos): one partition, whatever the scope's.
+@Suite struct InMemoryKeyedStateStoreTests {
+    @Test func keepsEveryScopeInOnePartitionAndHonoursItsCapacity() async throws {
+        let store = KeyedStateStore<String>(inMemoryCapacity: 1)
+        #expect(store.installedPartitions == [0])
+        let scope = DeliveryScope(partition: 5)
+        let seen = try await store.update("a", scope: scope) { current in ("A", current) }
+        #expect(seen == nil && store.value(of: "a", in: 0) == nil)
+        scope.settle(delivered: true)
+        #expect(store.value(of: "a", in: 0) == "A")
+        _ = try await store.update("b", scope: nil) { current in ("B", current) }
+        #expect(store.keyCount(in: 0) == 1 && store.value(of: "a", in: 0) == nil)
+        // Assignment hooks are no-ops for it.
+        try await store.prepare([TopicPartition(topic: "t", partition: 3)])
+        await store.release([TopicPartition(topic: "t", partition: 0)])
+        #expect(store.installedPartitions == [0])
     }
 }
