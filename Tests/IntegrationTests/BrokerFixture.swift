@@ -47,18 +47,26 @@ final class BrokerFixture: Sendable {
         return reports
     }
 
-    /// A fulfilment ledger kept in this broker's `entitlements.changed` (the production ledger).
-    func kafkaLedger() -> KafkaFulfilmentLedger {
-        KafkaFulfilmentLedger(reader: KafkaPartitionLogReader(bootstrapServers: bootstrap, idleTimeout: .seconds(10)),
-                              topic: topics.entitlementsChanged, logger: .disabled)
+    /// Fulfil's purchase ledger kept in this broker's `entitlements.changed` (the production ledger).
+    func purchaseLedger() -> KeyedStateStore<PurchaseState> {
+        .purchaseLedger(reader: KafkaPartitionLogReader(bootstrapServers: bootstrap, idleTimeout: .seconds(10)),
+                        topic: topics.entitlementsChanged, logger: .disabled)
     }
 
-    /// A fulfil runner on this broker with a ``KafkaFulfilmentLedger`` wired in as its assignment hook.
+    /// A fulfil runner on this broker with the Kafka-backed purchase ledger wired in as its assignment hook.
     func fulfilRunner(group: String, metrics: MetricsRegistry = MetricsRegistry(), maxInFlight: Int = 64)
         throws -> (StageRunner<FulfilStage>, KafkaRecordSource, KafkaRecordSink) {
-        let ledger = kafkaLedger()
+        let ledger = purchaseLedger()
         return try runner(FulfilStage(catalogue: try Self.catalogue(), ledger: ledger), group: group, metrics: metrics,
                           maxInFlight: maxInFlight, assignmentHook: ledger)
+    }
+
+    /// An owner-view runner on this broker with its store kept in `entitlements.state` (the production store).
+    func ownersRunner(group: String, metrics: MetricsRegistry = MetricsRegistry())
+        throws -> (StageRunner<OwnersStage>, KafkaRecordSource, KafkaRecordSink) {
+        let store = KeyedStateStore.ownerView(reader: KafkaPartitionLogReader(bootstrapServers: bootstrap, idleTimeout: .seconds(10)),
+                                              topic: topics.entitlementState, logger: .disabled)
+        return try runner(OwnersStage(store: store), group: group, metrics: metrics, assignmentHook: store)
     }
 
     /// A stage runner on this broker, in consumer group `group`, reading its input and, with

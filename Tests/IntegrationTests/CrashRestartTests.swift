@@ -4,8 +4,8 @@ import Pipeline
 import Testing
 
 /// `receiptd fulfil` worker processes killed with SIGKILL and restarted: nothing is lost and, with
-/// the Kafka ledger (the default), nothing is emitted twice: every transaction ends as exactly one
-/// `entitlement-changed/v1` record.
+/// the Kafka ledger (the default), nothing is emitted twice: every transaction (each a consumable
+/// purchase of its own, so one change) ends as exactly one `entitlement-changed/v2` record.
 @Suite(.timeLimit(.minutes(5))) struct CrashRestartTests {
     static var binary: String {
         ProcessInfo.processInfo.environment["RECEIPTD_BINARY"]

@@ -6,20 +6,9 @@ import Synchronization
 import Testing
 
 /// `receiptd replay`'s logic on the embedded broker: real dead letters (a fulfil worker whose
-/// ledger was down), filters, a dry run that moves nothing, and two replays through a running
+/// ledger was not ready), filters, a dry run that moves nothing, and two replays through a running
 /// fulfil worker that grant once.
 @Suite(.timeLimit(.minutes(3))) struct ReplayIntegrationTests {
-    /// A ledger that fails transiently while `down`, then behaves like the in-memory one.
-    private final class FlakyLedger: FulfilmentLedger {
-        let down = Mutex(true)
-        let ledger = InMemoryFulfilmentLedger()
-
-        func claim(_ event: LedgerEvent, scope: DeliveryScope?) async throws -> ClaimResult {
-            if down.withLock({ $0 }) { throw StageError.transient("ledger-unavailable", "the ledger is down") }
-            return try await ledger.claim(event, scope: scope)
-        }
-    }
-
     /// A sink that counts the records it forwards.
     private final class CountingSink: RecordSink {
         let inner: KafkaRecordSink
@@ -41,7 +30,10 @@ import Testing
         try await broker.publish(broker.topics.verified, originals)
         let reader = try broker.reader([broker.topics.entitlementsChanged, broker.topics.outcomes, broker.topics.deadLetter,
                                         broker.topics.verified])
-        let ledger = FlakyLedger()
+        // The Kafka-backed ledger, not wired in as the runner's assignment hook: until the test
+        // prepares its partitions, every record finds its state not ready (transient, no retry
+        // tiers here: dead-lettered as `ledger-unavailable`).
+        let ledger = broker.purchaseLedger()
         let (fulfil, source, sink) = try broker.runner(FulfilStage(catalogue: try BrokerFixture.catalogue(), ledger: ledger),
                                                        group: "replay-fulfil")
         let producer = CountingSink(try KafkaRecordSink(configuration: KafkaProducerConfiguration(bootstrapServers: broker.bootstrap)))
@@ -68,7 +60,9 @@ import Testing
         #expect(producer.sent.withLock { $0 } == 0)
 
         // The ledger is back: the first replay grants, the second is suppressed as duplicates.
-        ledger.down.withLock { $0 = false }
+        try await ledger.prepare((0..<BrokerFixture.partitions).map {
+            TopicPartition(topic: broker.topics.verified, partition: Int32($0))
+        })
         let (first, _) = try await replay(.init(filter: ReplayFilter(reasons: ["ledger-unavailable"]), replayId: "first",
                                                 allowedTopics: inputs))
         #expect(first.replayed == total)

@@ -40,7 +40,7 @@ import Testing
         let (verify, verifySource, verifySink) = try broker.runner(VerifyStage(verifier: verifier), group: "tiers-verify",
                                                                    retryDelays: delays)
         let (fulfil, fulfilSource, fulfilSink) = try broker.runner(
-            FulfilStage(catalogue: try BrokerFixture.catalogue(), ledger: InMemoryFulfilmentLedger()), group: "tiers-fulfil")
+            FulfilStage(catalogue: try BrokerFixture.catalogue(), ledger: KeyedStateStore()), group: "tiers-fulfil")
         let ids = (0..<4).map { "s-\(7_000 + $0)" }
         let ingested = try ids.enumerated().map { index, id in
             let record = IngestedSubmission(submissionId: id, bundleId: Samples.bundleId, userId: "u\(index)",
@@ -141,7 +141,7 @@ import Testing
         // later, so it is due) receives it and fulfils it.
         let later = ManualWallClock(start: Date() + 7200)
         let (fulfil, source, sink) = try broker.runner(
-            FulfilStage(catalogue: try BrokerFixture.catalogue(), ledger: InMemoryFulfilmentLedger()), group: "held-fulfil",
+            FulfilStage(catalogue: try BrokerFixture.catalogue(), ledger: KeyedStateStore()), group: "held-fulfil",
             retryDelays: [.seconds(3600)], clock: later)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await fulfil.run() }

@@ -3,15 +3,9 @@ import Observability
 import Testing
 @testable import Pipeline
 
-private struct LedgerDown: Error {}
-
-/// A ledger that always fails (transiently): sends every record to a retry tier.
-private struct FailingLedger: FulfilmentLedger {
-    func claim(_ event: LedgerEvent, scope: DeliveryScope?) async throws -> ClaimResult { throw LedgerDown() }
-}
-
-/// Fulfil's outputs go to the partition number of their input (``OutputPartitioning/inputPartition``),
-/// whatever their key; so do its retry records. Other stages keep partitioning by key.
+/// Fulfil's events go to the partition number of their input (``OutputPartitioning/inputPartition``),
+/// whatever their key; so do its retry records. Its owner updates, and other stages, keep
+/// partitioning by key.
 @Suite(.timeLimit(.minutes(1)))
 struct CoPartitioningTests {
     private func verifiedRecord(_ id: String) throws -> [UInt8] {
@@ -25,7 +19,7 @@ struct CoPartitioningTests {
             transport.produce(topic: "receipts.verified", key: Array("10\(p)".utf8), value: try verifiedRecord("10\(p)"),
                               partition: p)
         }
-        let runner = StageRunner(stage: FulfilStage(catalogue: Fixtures.catalogue, ledger: InMemoryFulfilmentLedger()),
+        let runner = StageRunner(stage: FulfilStage(catalogue: Fixtures.catalogue, ledger: KeyedStateStore()),
                                  source: transport.source(group: "f", topics: ["receipts.verified"]),
                                  sink: transport.sink, logger: .disabled, metrics: MetricsRegistry(), clock: { Fixtures.now })
         try await whileRunning(runner) {
@@ -38,19 +32,28 @@ struct CoPartitioningTests {
             #expect(change.transactionId == "10\(p)")
             #expect(records[0].key.map { String(decoding: $0, as: UTF8.self) } == "com.example.game/user-1")
         }
+        // The owner updates of one owner's entitlement meet in one partition, whichever inputs they came from.
+        let updates = transport.records(in: "entitlements.owner-updates")
+        #expect(updates.count == 4)
+        #expect(Set(updates.map(\.partition)).count == 1)
+        #expect(Set(updates.compactMap { $0.key.map { String(decoding: $0, as: UTF8.self) } }) == ["com.example.game/user-1/coins"])
     }
 
     @Test func retryRecordsOfACoPartitionedStageStayInTheInputsPartition() async throws {
         let transport = InMemoryTransport(defaultPartitionCount: 4)
         transport.produce(topic: "receipts.verified", key: Array("a-key".utf8), value: try verifiedRecord("1"), partition: 3)
-        let runner = StageRunner(stage: FulfilStage(catalogue: Fixtures.catalogue, ledger: FailingLedger()),
+        // A Kafka-backed ledger the runner never prepares: every record finds its state not ready (transient).
+        let unready = KeyedStateStore.purchaseLedger(reader: transport.logReader, topic: "entitlements.changed", logger: .disabled)
+        let runner = StageRunner(stage: FulfilStage(catalogue: Fixtures.catalogue, ledger: unready),
                                  source: transport.source(group: "f", topics: ["receipts.verified"]),
                                  sink: transport.sink, retryPolicy: TieredRetryPolicy(delays: [.seconds(60)]),
                                  logger: .disabled, metrics: MetricsRegistry(), clock: { Fixtures.now })
         try await whileRunning(runner) {
             #expect(await transport.waitUntil { !$0.records(in: "receipts.verified.retry.1").isEmpty })
         }
-        #expect(transport.records(in: "receipts.verified.retry.1", partition: 3).count == 1)
+        let retried = transport.records(in: "receipts.verified.retry.1", partition: 3)
+        #expect(retried.count == 1)
+        #expect(retried.first.flatMap { transport.header(RecordHeaders.reason, of: $0) } == "ledger-unavailable")
     }
 
     @Test func otherStagesStillPartitionByKey() async throws {

@@ -36,6 +36,9 @@ import Testing
         #expect(transaction["expiresDate"] is NSNull)
         #expect(transaction["revocationDate"] is NSNull)
         #expect(transaction["appAccountToken"] is NSNull)
+        #expect(transaction["isUpgraded"] is NSNull)
+        #expect(transaction["ownershipType"] is NSNull)
+        #expect(transaction["notification"] is NSNull)
         #expect(transaction["type"] as? String == "Non-Consumable")
         #expect(transaction["purchaseDate"] as? String == "2026-11-30T05:00:00Z")
         #expect(message.recordKey == "1001")
@@ -51,30 +54,37 @@ import Testing
         #expect(decoded.productType == nil)
     }
 
+    @Test func verifiedTransactionCarriesItsNotificationWithSignedDateAndRenewal() throws {
+        var transaction = Fixtures.transaction()
+        transaction.isUpgraded = true
+        transaction.ownershipType = "FAMILY_SHARED"
+        transaction.notification = NotificationSource(
+            notificationType: "DID_FAIL_TO_RENEW", subtype: "GRACE_PERIOD", notificationUUID: "n-1", effect: "gracePeriod",
+            signedDate: Fixtures.date("2026-12-30T05:00:00.250Z"),
+            renewal: RenewalSnapshot(autoRenew: true, autoRenewProductId: "com.demo.monthly.sub", expirationIntent: 2,
+                                     gracePeriodExpiresDate: Fixtures.date("2027-01-15T05:00:00Z"), isInBillingRetryPeriod: true))
+        let object = try json(transaction)
+        #expect(object["isUpgraded"] as? Bool == true)
+        #expect(object["ownershipType"] as? String == "FAMILY_SHARED")
+        let notification = try #require(object["notification"] as? [String: Any])
+        #expect(Set(notification.keys) == ["notificationType", "subtype", "notificationUUID", "effect", "signedDate", "renewal"])
+        #expect(notification["signedDate"] as? String == "2026-12-30T05:00:00.250Z")
+        let renewal = try #require(notification["renewal"] as? [String: Any])
+        #expect(renewal["gracePeriodExpiresDate"] as? String == "2027-01-15T05:00:00Z")
+        #expect(renewal["expirationIntent"] as? Int == 2)
+        #expect(try ContractCoding.decode(VerifiedTransaction.self, from: try ContractCoding.encode(transaction)) == transaction)
+
+        // Written before the lifecycle fields existed: they decode as absent.
+        let bare = #"{"notificationType":"TEST","notificationUUID":"n-2","effect":"informational"}"#
+        let decoded = try ContractCoding.decode(NotificationSource.self, from: Array(bare.utf8))
+        #expect(decoded == NotificationSource(notificationType: "TEST", subtype: nil, notificationUUID: "n-2", effect: "informational"))
+    }
+
     @Test func wrongSchemaFailsToDecode() throws {
         var object = try json(Fixtures.ingested())
         object["schema"] = "receipt-ingested/v9"
         let bytes = Array(try JSONSerialization.data(withJSONObject: object))
         #expect(throws: DecodingError.self) { try ContractCoding.decode(IngestedSubmission.self, from: bytes) }
-    }
-
-    @Test func entitlementChangedFieldsAndDeterministicEventId() throws {
-        let change = EntitlementChanged(action: .grant, bundleId: "com.example.game", userId: "u", entitlement: "premium",
-                                        productId: "p", productType: .autoRenewable, transactionId: "1001",
-                                        originalTransactionId: "1001", quantity: nil, validUntil: nil,
-                                        effectiveAt: Fixtures.now, environment: "Sandbox", submissionId: "s",
-                                        signedDate: nil)
-        #expect(change.eventId == SHA256.hexDigest("1001|grant"))
-        #expect(change.eventId == EntitlementChanged.eventId(transactionId: "1001", action: .grant))
-        #expect(change.eventId != EntitlementChanged.eventId(transactionId: "1001", action: .revoke))
-        let object = try json(change)
-        #expect(Set(object.keys) == ["schema", "eventId", "action", "bundleId", "userId", "entitlement", "productId",
-                                     "productType", "transactionId", "originalTransactionId", "quantity", "validUntil",
-                                     "effectiveAt", "environment", "submissionId", "signedDate"])
-        #expect(object["validUntil"] is NSNull)
-        #expect(object["productType"] as? String == "autoRenewable")
-        #expect(change.recordKey == "com.example.game/u")
-        #expect(try ContractCoding.decode(EntitlementChanged.self, from: try ContractCoding.encode(change)) == change)
     }
 
     @Test func rejectionKeepsUTF8OriginalAndBoundsIt() throws {
@@ -124,11 +134,21 @@ import Testing
         #expect(topics.ingested == "receipts.ingested")
         #expect(topics.verified == "receipts.verified")
         #expect(topics.entitlementsChanged == "entitlements.changed")
+        #expect(topics.ownerUpdates == "entitlements.owner-updates")
+        #expect(topics.entitlementState == "entitlements.state")
+        #expect(topics.input(of: .owners) == "entitlements.owner-updates")
+        #expect(topics.output(.ownerUpdates) == "entitlements.owner-updates")
+        #expect(topics.output(.entitlementState) == "entitlements.state")
         #expect(topics.rejected == "receipts.rejected")
         #expect(topics.outcomes == "receipts.outcomes")
         #expect(topics.deadLetter == "receipts.dead-letter")
         #expect(topics.retry(of: .verify, tier: 1) == "receipts.ingested.retry.1")
         #expect(topics.retry(of: .fulfil, tier: 3) == "receipts.verified.retry.3")
+        #expect(topics.retry(of: .owners, tier: 1) == "entitlements.owner-updates.retry.1")
+        #expect(topics.allNames(retryTiers: 0) == ["receipts.submitted", "receipts.ingested", "receipts.verified",
+                                                   "entitlements.changed", "entitlements.owner-updates", "entitlements.state",
+                                                   "receipts.rejected", "receipts.outcomes", "receipts.dead-letter"])
+        #expect(topics.allNames(retryTiers: 2).count == 9 + 2 * StageName.allCases.count)
         try topics.validate()
     }
 
@@ -138,6 +158,10 @@ import Testing
         #expect(topics.submitted == "receipts.submitted")
         #expect(throws: PipelineConfigurationError.self) { try Topics(rejected: "bad topic!").validate() }
         #expect(throws: PipelineConfigurationError.self) { try Topics(outcomes: "receipts.rejected").validate() }
+        #expect(throws: PipelineConfigurationError.self) { try Topics(ownerUpdates: "owner updates").validate() }
+        #expect(throws: PipelineConfigurationError.self) { try Topics(entitlementState: "entitlements.changed").validate() }
+        let renamed = try ContractCoding.decode(Topics.self, from: Array(#"{"ownerUpdates":"o.u","entitlementState":"o.s"}"#.utf8))
+        #expect(renamed.ownerUpdates == "o.u" && renamed.entitlementState == "o.s" && renamed.input(of: .owners) == "o.u")
     }
 
     @Test func attemptHeaderParsing() {

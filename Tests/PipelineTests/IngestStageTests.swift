@@ -69,6 +69,37 @@ import Testing
         #expect(OwnerKey(encoded: submission.recordKey) == OwnerKey(bundleId: "com.example.game", userId: "team/ü-42"))
     }
 
+    @Test(arguments: ["<absent>", "<null>", "", "  "])
+    func serverNotificationMayOmitTheUserAndIsKeyedByItsPayloadHash(userId: String) throws {
+        let value: Any? = switch userId {
+        case "<absent>": nil
+        case "<null>": NSNull()
+        default: userId
+        }
+        let submission = try accepted(Fixtures.submission(["kind": "serverNotification", "userId": value]))
+        #expect(submission.userId == "")
+        #expect(submission.recordKey == "com.example.game/" + SHA256.hexDigest(Fixtures.jws))
+        #expect(submission.recordKey == "com.example.game/" + submission.payloadSHA256)
+        let decoded = try ContractCoding.decode(IngestedSubmission.self, from: ContractCoding.encode(submission))
+        #expect(decoded == submission)
+    }
+
+    @Test(arguments: [SubmissionKind.signedTransaction, .signedRenewalInfo, .appReceipt, .transactionId])
+    func otherKindsWithoutAUserAreMissingAField(kind: SubmissionKind) {
+        let payload = switch kind {
+        case .appReceipt: "AQID"
+        case .transactionId: "2000000123456789"
+        default: Fixtures.jws
+        }
+        for value: Any? in [nil, NSNull(), "", "  "] {
+            let result = rejection(Fixtures.submission(["kind": kind.rawValue, "payload": payload, "userId": value]))
+            #expect(result?.reason == .missingField, "\(kind) userId=\(String(describing: value))")
+            #expect(result?.detail.contains("userId") == true)
+            #expect(result?.subject.userId == nil, "an absent user is unknown, not empty")
+            #expect(result?.subject.submissionId == "sub-1")
+        }
+    }
+
     @Test func processEmitsOneIngestedSubmission() async throws {
         let result = try await stage.process(Fixtures.submission(), context: Fixtures.context())
         guard case .emit(let outputs) = result else { Issue.record("expected emit, got \(result)"); return }

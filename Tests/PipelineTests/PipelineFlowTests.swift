@@ -3,7 +3,8 @@ import Observability
 import Testing
 @testable import Pipeline
 
-/// The three stages chained over one in-memory cluster, each its own consumer group.
+/// The stages chained over one in-memory cluster (ingest, verify, fulfil and the owner view), each
+/// its own consumer group.
 @Suite(.timeLimit(.minutes(1)))
 struct PipelineFlowTests {
     @Test func submissionsFlowToEntitlementsAndEverySubmissionIsAccountedFor() async throws {
@@ -13,7 +14,8 @@ struct PipelineFlowTests {
         let metrics = MetricsRegistry()
         let verifier = ClosureSubmissionVerifier(supportedKinds: [.signedTransaction, .transactionId]) { submission, _ in
             switch submission.submissionId {
-            case "renewal": return [Fixtures.transaction(id: "1002", original: "1001")]
+            case "renewal": return [Fixtures.transaction(id: "1002", original: "1001", purchase: "2026-12-30T05:00:00Z",
+                                                         expires: "2027-01-30T05:00:00Z", signed: "2026-12-30T05:00:00Z")]
             case "coins": return [Fixtures.transaction(id: "3001", productId: "com.demo.coins.100", type: .consumable,
                                                        quantity: 2, expires: nil)]
             case "mystery": return [Fixtures.transaction(id: "4001", productId: "com.demo.mystery", type: .consumable)]
@@ -37,7 +39,8 @@ struct PipelineFlowTests {
         }
         let ingest = make(IngestStage())
         let verify = make(VerifyStage(verifier: verifier))
-        let fulfil = make(FulfilStage(catalogue: Fixtures.catalogue, ledger: InMemoryFulfilmentLedger()))
+        let fulfil = make(FulfilStage(catalogue: Fixtures.catalogue, ledger: KeyedStateStore()))
+        let owners = make(OwnersStage(store: KeyedStateStore()))
 
         // Every submission ends in exactly one terminal record: a change, a rejection or an outcome.
         @Sendable func terminalCount(_ t: InMemoryTransport) -> Int {
@@ -48,7 +51,11 @@ struct PipelineFlowTests {
         try await whileRunning(ingest) {
             try await whileRunning(verify) {
                 try await whileRunning(fulfil) {
-                    #expect(await transport.waitUntil { terminalCount($0) == expected })
+                    try await whileRunning(owners) {
+                        #expect(await transport.waitUntil {
+                            terminalCount($0) == expected && $0.records(in: "entitlements.state").count == 3
+                        })
+                    }
                 }
             }
         }
@@ -59,6 +66,15 @@ struct PipelineFlowTests {
         #expect(Set(changes.map(\.submissionId)) == ["first", "renewal", "coins"])
         #expect(changes.first { $0.submissionId == "renewal" }?.action == .renew)
         #expect(changes.first { $0.submissionId == "coins" }?.quantity == 200)
+        #expect(transport.records(in: "entitlements.owner-updates").count == changes.count)
+        // The owner view: the last state per entitlement.
+        let states = try transport.records(in: "entitlements.state").map {
+            try ContractCoding.decode(EntitlementState.self, from: $0.value)
+        }
+        let latest = Dictionary(states.map { ($0.entitlement, $0) }) { _, last in last }
+        #expect(latest["premium"]?.hasAccess == true)
+        #expect(latest["premium"]?.validUntil == Fixtures.date("2027-01-30T05:00:00Z"))
+        #expect(latest["coins"]?.units == 200)
         let outcomes = try transport.records(in: "receipts.outcomes").map {
             try ContractCoding.decode(ReceiptOutcome.self, from: $0.value)
         }

@@ -25,10 +25,15 @@ import Testing
     @Test(.enabled(if: FileManager.default.fileExists(atPath: exampleFile)))
     func exampleCatalogueLoads() throws {
         let catalogue = try ProductCatalogue(contentsOfFile: Self.exampleFile)
-        #expect(catalogue.products.count == 8)
-        for id in ["com.demo.monthly.sub", "com.demo.quarterly.sub", "com.demo.yearly.sub"] {
+        #expect(catalogue.products.count == 9)
+        for (id, level) in [("com.demo.vip.monthly", 1), ("com.demo.yearly.sub", 2), ("com.demo.quarterly.sub", 3),
+                            ("com.demo.monthly.sub", 4)] {
             #expect(catalogue[id]?.type == .autoRenewable)
+            #expect(catalogue[id]?.subscriptionGroup == "premium")
+            #expect(catalogue[id]?.level == level)
         }
+        #expect(catalogue["com.demo.vip.monthly"]?.entitlement == "vip")
+        #expect(catalogue["com.demo.onetime.monthly"]?.subscriptionGroup == nil)
         #expect(catalogue["com.demo.onetime.monthly"]?.durationMonths == 1)
         #expect(catalogue["com.demo.onetime.quarterly"]?.durationMonths == 3)
         #expect(catalogue["com.demo.onetime.yearly"]?.durationMonths == 12)
@@ -59,18 +64,39 @@ import Testing
         #expect(code(#"{"products":{"a":{"type":"autoRenewable","durationMonths":1,"entitlement":"x"}}}"#) == .invalidDuration)
         #expect(code(#"{"products":{"a":{"type":"nonConsumable","unitsPerPurchase":5,"entitlement":"x"}}}"#) == .invalidUnits)
         #expect(code(#"{"products":{"a":{"type":"consumable","unitsPerPurchase":0,"entitlement":"x"}}}"#) == .invalidUnits)
+        #expect(code(#"{"products":{"a":{"type":"consumable","entitlement":"coins/gold"}}}"#) == .invalidEntitlement)
     }
 
-    @Test func errorMessagesNameTheProduct() {
-        #expect(throws: ProductCatalogueError.self) {
-            try load(#"{"products":{"com.x":{"type":"nonRenewing","entitlement":"x"}}}"#)
-        }
-        do {
-            _ = try load(#"{"products":{"com.x":{"type":"nonRenewing","entitlement":"x"}}}"#)
-        } catch {
-            #expect("\(error)".contains("com.x"))
-            #expect("\(error)".contains("durationMonths"))
-        }
+    @Test func autoRenewableProductsNeedAGroupAndALevelAndOthersMayNotHaveThem() {
+        let valid = #"{"products":{"a":{"type":"autoRenewable","entitlement":"x","subscriptionGroup":"g","level":1}}}"#
+        #expect(code(valid) == nil)
+        #expect(code(#"{"products":{"a":{"type":"autoRenewable","entitlement":"x","level":1}}}"#) == .invalidSubscriptionGroup)
+        #expect(code(#"{"products":{"a":{"type":"autoRenewable","entitlement":"x","subscriptionGroup":"","level":1}}}"#)
+            == .invalidSubscriptionGroup)
+        let longGroup = String(repeating: "g", count: 129)
+        #expect(code(#"{"products":{"a":{"type":"autoRenewable","entitlement":"x","subscriptionGroup":"\#(longGroup)","level":1}}}"#)
+            == .invalidSubscriptionGroup)
+        #expect(code(#"{"products":{"a":{"type":"autoRenewable","entitlement":"x","subscriptionGroup":"g"}}}"#) == .invalidLevel)
+        #expect(code(#"{"products":{"a":{"type":"autoRenewable","entitlement":"x","subscriptionGroup":"g","level":0}}}"#)
+            == .invalidLevel)
+        #expect(code(#"{"products":{"a":{"type":"autoRenewable","entitlement":"x","subscriptionGroup":"g","level":1001}}}"#)
+            == .invalidLevel)
+        #expect(code(#"{"products":{"a":{"type":"nonConsumable","entitlement":"x","subscriptionGroup":"g"}}}"#)
+            == .invalidSubscriptionGroup)
+        #expect(code(#"{"products":{"a":{"type":"consumable","entitlement":"x","level":2}}}"#) == .invalidLevel)
+    }
+
+    @Test(arguments: [
+        (#"{"products":{"com.x":{"type":"nonRenewing","entitlement":"x"}}}"#, "durationMonths"),
+        (#"{"products":{"com.x":{"type":"autoRenewable","entitlement":"x","level":1}}}"#, "subscriptionGroup"),
+        (#"{"products":{"com.x":{"type":"autoRenewable","entitlement":"x","subscriptionGroup":"g","level":0}}}"#, "level"),
+        (#"{"products":{"com.x":{"type":"nonRenewing","durationMonths":1,"entitlement":"x","level":1}}}"#, "level"),
+        (#"{"products":{"com.x":{"type":"consumable","entitlement":"a/b"}}}"#, "entitlement"),
+    ])
+    func errorMessagesNameTheProductAndTheField(json: String, field: String) {
+        let error = #expect(throws: ProductCatalogueError.self) { try load(json) }
+        #expect(error.map { "\($0)".contains("\"com.x\"") } == true, "\(String(describing: error))")
+        #expect(error.map { "\($0)".contains(field) } == true, "\(String(describing: error))")
     }
 
     @Test func duplicateProductsAreRefused() {

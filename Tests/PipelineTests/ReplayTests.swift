@@ -160,7 +160,7 @@ struct ReplayTests {
         for _ in 0..<2 {
             produceDeadLetter(transport, key: "2001", value: try ContractCoding.encode(verified), topic: "receipts.verified")
         }
-        let fulfil = StageRunner(stage: FulfilStage(catalogue: Fixtures.catalogue, ledger: InMemoryFulfilmentLedger()),
+        let fulfil = StageRunner(stage: FulfilStage(catalogue: Fixtures.catalogue, ledger: KeyedStateStore()),
                                  source: transport.source(group: "fulfil", topics: ["receipts.verified"]),
                                  sink: transport.sink, logger: .disabled, metrics: MetricsRegistry(), clock: { Fixtures.now })
         try await whileRunning(fulfil) {
@@ -170,6 +170,7 @@ struct ReplayTests {
             })
         }
         #expect(transport.records(in: "entitlements.changed").count == 1)
+        #expect(transport.records(in: "entitlements.owner-updates").count == 1)
         #expect(transport.records(in: "receipts.outcomes").count == 3)
         // Same key, same partition: the replays sit beside each other, where fulfil's ledger sees them in order.
         #expect(Set(transport.records(in: "receipts.verified").map(\.partition)).count == 1)

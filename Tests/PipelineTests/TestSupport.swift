@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import Observability
 import Synchronization
@@ -55,19 +56,48 @@ enum Fixtures {
                            payload: payload, submittedAt: date(submittedAt), ingestedAt: now)
     }
 
-    static func verified(_ transaction: VerifiedTransaction, submissionId: String = "sub-1") -> ReceiptVerified {
-        ReceiptVerified(submissionId: submissionId, bundleId: "com.example.game", userId: "user-1",
+    static func verified(_ transaction: VerifiedTransaction, submissionId: String = "sub-1",
+                         userId: String = "user-1") -> ReceiptVerified {
+        ReceiptVerified(submissionId: submissionId, bundleId: "com.example.game", userId: userId,
                         kind: .signedTransaction, verifiedAt: now, transaction: transaction)
     }
 
     static let catalogue = try! ProductCatalogue(products: [
-        CatalogueProduct(productId: "com.demo.monthly.sub", type: .autoRenewable, entitlement: "premium"),
+        CatalogueProduct(productId: "com.demo.monthly.sub", type: .autoRenewable, entitlement: "premium",
+                         subscriptionGroup: "premium", level: 1),
         CatalogueProduct(productId: "com.demo.onetime.monthly", type: .nonRenewing, entitlement: "premium", durationMonths: 1),
         CatalogueProduct(productId: "com.demo.onetime.quarterly", type: .nonRenewing, entitlement: "premium", durationMonths: 3),
         CatalogueProduct(productId: "com.demo.onetime.yearly", type: .nonRenewing, entitlement: "premium", durationMonths: 12),
         CatalogueProduct(productId: "com.demo.coins.100", type: .consumable, entitlement: "coins", unitsPerPurchase: 100),
         CatalogueProduct(productId: "com.demo.unlock.pro", type: .nonConsumable, entitlement: "pro"),
     ])
+}
+
+/// A stage result that was not the one a test expected.
+struct UnexpectedResult: Error, CustomStringConvertible {
+    var description: String
+}
+
+extension StageResult {
+    /// The outputs of an `.emit`; throws for anything else.
+    func outputs() throws -> [Output] {
+        guard case .emit(let outputs) = self else { throw UnexpectedResult(description: "expected emit, got \(self)") }
+        return outputs
+    }
+
+    /// The reason and subject of a `.reject`; throws for anything else.
+    func rejection() throws -> (reason: ReasonCode, detail: String, subject: SubmissionSubject) {
+        guard case .reject(let reason, let detail, let subject) = self else {
+            throw UnexpectedResult(description: "expected reject, got \(self)")
+        }
+        return (reason, detail, subject)
+    }
+
+    /// The outcome and subject of a `.done`; throws for anything else.
+    func outcome() throws -> (outcome: OutcomeCode, subject: SubmissionSubject) {
+        guard case .done(let outcome, let subject) = self else { throw UnexpectedResult(description: "expected done, got \(self)") }
+        return (outcome, subject)
+    }
 }
 
 /// A value tests can update from any task and wait on without sleeping.

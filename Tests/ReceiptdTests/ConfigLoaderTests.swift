@@ -38,6 +38,40 @@ import Testing
         #expect(c.verify.environment == "production")
         #expect(c.groups.verify == "v2")
         #expect(c.groups.ingest == "receiptd-ingest")
+        #expect(c.groupId(for: .owners) == "receiptd-owners")
+    }
+
+    @Test func ownerViewTopicsAndGroupComeFromTheConfiguration() throws {
+        let defaults = WorkerConfiguration()
+        #expect(defaults.pipelineTopics == Topics())
+        #expect(defaults.pipelineTopics.input(of: .owners) == "entitlements.owner-updates")
+        var loader = ConfigLoader(files: [try file(#"{"topics": {"ownerUpdates": "x.owner-updates"}, "groups": {"owners": "o"}}"#)],
+                                  environment: ["RECEIPTD_TOPICS_ENTITLEMENT_STATE": "x.state"])
+        loader.overrides["groups"] = ["fulfil": "f"]
+        let c = try loader.load()
+        #expect(c.pipelineTopics.ownerUpdates == "x.owner-updates" && c.pipelineTopics.entitlementState == "x.state")
+        #expect(c.groupId(for: .owners) == "o" && c.groupId(for: .fulfil) == "f")
+        #expect(c.allTopicNames.contains("x.owner-updates.retry.1"))
+    }
+
+    @Test func fulfilPoliciesLoadFromFilesAndVariables() throws {
+        #expect(try WorkerConfiguration().fulfilmentPolicy() == FulfilmentPolicy())
+        let overlay = try file(#"{"fulfil": {"transferPolicy": "transfer", "appAccountTokenBinding": "userIdIsToken"}}"#)
+        let c = try ConfigLoader(files: [overlay], environment: [
+            "RECEIPTD_FULFIL_SANDBOX_POLICY": "tag", "RECEIPTD_FULFIL_BILLING_RETRY_ACCESS": "true",
+        ]).load()
+        #expect(try c.fulfilmentPolicy() == FulfilmentPolicy(transfer: .transfer, appAccountToken: .userIdIsToken,
+                                                            sandbox: .tag, billingRetryAccess: true))
+        #expect(throws: ConfigLoader.LoadError.self) {
+            try ConfigLoader(files: [try file(#"{"fulfil": {"billingRetryAccess": "yes"}}"#)]).load()
+        }
+    }
+
+    @Test(arguments: [("transferPolicy", "move"), ("appAccountTokenBinding", "uuid"), ("sandboxPolicy", "deny")])
+    func anInvalidFulfilPolicyIsRefusedNamingItsKey(key: String, value: String) throws {
+        let c = try ConfigLoader(files: [try file(#"{"fulfil": {"\#(key)": "\#(value)"}}"#)]).load()
+        let error = #expect(throws: PipelineConfigurationError.self) { try c.fulfilmentPolicy() }
+        #expect(error?.message.hasPrefix("fulfil.\(key): \"\(value)\" is not one of ") == true, "\(String(describing: error))")
     }
 
     @Test func unknownKeysAndVariablesAreErrorsNotSilentDefaults() throws {
@@ -60,12 +94,12 @@ import Testing
         let fromVariable = try ConfigLoader(environment: ["RECEIPTD_RETRY_TIER_DELAYS_SECONDS": "0.2, 0.4"]).load()
         #expect(fromVariable.retry.tierDelaysSeconds == [0.2, 0.4])
         #expect(fromVariable.retryPolicy.delays == [.milliseconds(200), .milliseconds(400)])
-        #expect(fromVariable.allTopicNames.filter { $0.contains(".retry.") }.count == 6)
+        #expect(fromVariable.allTopicNames.filter { $0.contains(".retry.") }.count == 2 * StageName.allCases.count)
         #expect(throws: ConfigLoader.LoadError.self) {
             try ConfigLoader(environment: ["RECEIPTD_RETRY_TIER_DELAYS_SECONDS": "10,soon"]).load()
         }
         let none = try ConfigLoader(files: [try file(#"{"retry": {"tierDelaysSeconds": []}}"#)]).load()
-        #expect(none.allTopicNames.count == 7)
+        #expect(none.allTopicNames.count == 9)
         #expect(throws: PipelineConfigurationError.self) {
             try ConfigLoader(files: [try file(#"{"retry": {"tierDelaysSeconds": [10, 0]}}"#)]).load().retryPolicy.validate()
         }

@@ -114,7 +114,7 @@ public struct IngestStage: Stage {
         guard !userId.unicodeScalars.contains(where: Self.isControl) else {
             throw fields.rejection(.invalidField, "userId contains control characters")
         }
-        fields.subject.userId = userId
+        fields.subject.userId = userId.isEmpty ? nil : userId
 
         let rawKind = try fields.string("kind")
         fields.subject.kind = String(rawKind.prefix(64))
@@ -173,7 +173,6 @@ private struct FieldReader {
         Rejection(reason: reason, detail: detail, subject: subject)
     }
 
-    /// A present, non-null, non-empty string field.
     /// A string field that may be absent, `null` or blank (nil then).
     func optionalString(_ name: String) throws -> String? {
         switch object[name] {
@@ -183,6 +182,7 @@ private struct FieldReader {
         }
     }
 
+    /// A present, non-null, non-empty string field.
     func string(_ name: String) throws -> String {
         switch object[name] {
         case nil, .null?:

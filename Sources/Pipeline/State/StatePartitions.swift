@@ -78,6 +78,9 @@ final class StatePartitions<Value: Sendable>: Sendable {
 
     var installed: Set<Int32> { state.withLock { Set($0.partitions.keys) } }
 
+    /// Updates currently waiting for a pending update of their key to settle (for tests and diagnostics).
+    var waitingUpdateCount: Int { state.withLock { $0.waiters.count } }
+
     /// Keys with a value in a partition (nil when not installed).
     func count(in partition: Int32) -> Int? { state.withLock { $0.partitions[partition]?.values.count } }
 
