@@ -27,9 +27,10 @@ struct Kcat {
         let (status, output, errors) = try run(["-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-e", "-q",
                                                 "-f", "%k\t%s\n"], input: nil)
         guard status == 0 else { throw KcatError(description: "kcat consume of \(topic) exited \(status): \(errors)") }
-        return output.split(separator: "\n").compactMap { line in
-            guard let tab = line.firstIndex(of: "\t") else { return nil }
-            return Record(key: String(line[..<tab]), value: String(line[line.index(after: tab)...]))
+        return output.split(separator: "\n").compactMap { line -> Record? in
+            let parts = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2 else { return nil }
+            return Record(key: String(parts[0]), value: String(parts[1]))
         }
     }
 

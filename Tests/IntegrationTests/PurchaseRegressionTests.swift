@@ -65,7 +65,7 @@ struct PurchaseRegressionTests {
         let renewal = try apple.transaction("4301", original: "4300", product: "com.demo.monthly.sub", type: .autoRenewable,
                                             purchase: renewalStart, expires: renewalStart.addingTimeInterval(30 * 86_400), signedAgo: 50)
         events = try await pipe.submit("renew", renewal, expect: 1)
-        #expect(events.map(\.json["change"] as? String) == ["renewal"])
+        #expect(events.map { $0.json["change"] as? String } == ["renewal"])
         #expect(try await pipe.submitForOutcome("renew-again", renewal) == "duplicate-suppressed")
         let didRenew = try apple.notification("DID_RENEW", nil, transaction: renewal.jws)
         #expect(try await pipe.submitForOutcome("renew-notified", didRenew, user: nil) == "duplicate-suppressed")
@@ -221,7 +221,7 @@ struct RunningPipeline {
 
     /// `receiptd entitlements` for the test's user, once it shows every entitlement in `names`.
     func ownerStates(expecting names: Set<String>) async throws -> [String: [String: Any]] {
-        func parse(_ lines: [String]) -> [String: [String: Any]] {
+        @Sendable func parse(_ lines: [String]) -> [String: [String: Any]] {
             Dictionary(lines.compactMap { line -> (String, [String: Any])? in
                 guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
                       let name = object["entitlement"] as? String else { return nil }

@@ -132,7 +132,7 @@ struct ChangeExample {
         let signed = Story.at("2027-03-10T00:00:00.250Z")
         let type: ProductType = kind == .clawback ? .consumable : .autoRenewable
         let (status, hasAccess): (PurchaseStatus, Bool) = switch kind {
-        case .upgradedAway, .expiration: (.expired, false)
+        case .productReplaced, .expiration: (.expired, false)
         case .gracePeriod: (.gracePeriod, true)
         case .billingRetry: (.billingRetry, false)
         case .revocation, .clawback, .transferOut: (.revoked, false)
@@ -150,7 +150,7 @@ struct ChangeExample {
         case .gracePeriod:
             state.gracePeriodExpiresDate = Story.at("2027-04-17T00:00:00Z")
             state.validUntil = state.gracePeriodExpiresDate
-        case .expiration, .upgradedAway:
+        case .expiration, .productReplaced:
             state.expirationReason = kind == .expiration ? "voluntary" : "upgraded"
             state.autoRenew = false
             state.validUntil = signed
