@@ -42,6 +42,20 @@ struct OwnerViewStoreTests {
         #expect(try await stage.process(updates[0], context: Fixtures.context()).outputs().isEmpty)
     }
 
+    /// After a crash, an attempt that never became durable may have left an update of the same
+    /// version behind: the later update of that version (from the attempt that counted) replaces it.
+    @Test func aLaterUpdateOfTheSameVersionReplacesAnEarlierOne() async throws {
+        let updates = try await ownerUpdates([subscription])
+        var orphan = try #require(updates.first)
+        orphan.purchase.status = .billingRetry
+        orphan.purchase.hasAccess = false
+        let stage = OwnersStage(store: KeyedStateStore())
+        #expect(try await stage.process(orphan, context: Fixtures.context()).outputs().first?.hasAccess == false)
+        let counted = try await stage.process(updates[0], context: Fixtures.context()).outputs()
+        #expect(counted.first?.hasAccess == true && counted.first?.purchases.map(\.status) == [.active])
+        #expect(try await stage.process(updates[0], context: Fixtures.context()).outputs().isEmpty, "the same again: nothing")
+    }
+
     @Test func theViewIsRebuiltFromEntitlementStateSoARedeliveredUpdateEmitsNothing() async throws {
         let transport = InMemoryTransport(partitions: [updates: 2, state: 2])
         let all = try await ownerUpdates([subscription, pass])

@@ -46,10 +46,15 @@ public struct EntitlementState: Sendable, Codable, Equatable, OutboundMessage {
 
     public var recordKey: String { key.encoded }
 
-    /// Folds in a purchase update; false when it is not newer than what is known of that purchase.
+    /// Folds in a purchase update; false when it changes nothing.
+    ///
+    /// A lower version than the known one is older news and ignored. An equal version with other
+    /// content replaces it: fulfil acknowledges its owner updates before the event that makes a
+    /// version durable, so after a crash an attempt that was never recorded can have left an
+    /// update of the same version behind; the later one, from the attempt that counted, wins.
     public mutating func apply(_ purchase: OwnerPurchase) -> Bool {
         if let known = purchases.first(where: { $0.originalTransactionId == purchase.originalTransactionId }),
-           known.version >= purchase.version { return false }
+           known.version > purchase.version || known == purchase { return false }
         fold(purchases.filter { $0.originalTransactionId != purchase.originalTransactionId } + [purchase])
         return true
     }

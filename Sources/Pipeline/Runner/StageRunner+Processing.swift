@@ -109,7 +109,17 @@ extension StageRunner {
             return .abandoned
         }
         do {
-            if !outbound.isEmpty { try await sink.send(outbound) }
+            // An output pinned to the input's partition number is the stage's durable record of
+            // its state (fulfil's ledger); whatever else the record emits is acknowledged first,
+            // so a crash never leaves the state record without the others, which a redelivery
+            // (then judged a duplicate) would not emit again.
+            let state = outbound.filter { $0.partition != nil }, others = outbound.filter { $0.partition == nil }
+            if !others.isEmpty, !state.isEmpty {
+                try await sink.send(others)
+                try await sink.send(state)
+            } else if !outbound.isEmpty {
+                try await sink.send(outbound)
+            }
         } catch {
             if Task.isCancelled { return .abandoned }
             recordLogger.error("delivery failed; offset not stored, stopping", metadata: [
