@@ -25,7 +25,8 @@ final class PipelineHarness: @unchecked Sendable {
     ///   - port: the broker's stable bootstrap port (0 for any free one).
     ///   - partitions: partitions per topic.
     ///   - maxInFlight: records in flight per worker.
-    ///   - customize: last changes to the workers' configuration (the chaos run's short retry tiers).
+    ///   - customize: last changes to the workers' configuration (short retry tiers), applied
+    ///     before the broker creates the topics.
     init(port: UInt16, partitions: Int, maxInFlight: Int, bundleId: String,
          customize: (inout WorkerConfiguration) -> Void = { _ in }) throws {
         let template = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-demo-XXXXXX").path
@@ -67,10 +68,12 @@ final class PipelineHarness: @unchecked Sendable {
         // The production ledger: fulfil workers rebuild each partition's ledger from
         // entitlements.changed on assignment (every topic has the same partition count here).
         configuration.fulfil.ledger = "kafka"
+        // A second user's claim on a purchase moves it, so the runs exercise transfers.
+        configuration.fulfil.transferPolicy = "transfer"
         configuration.log.level = "notice"
+        customize(&configuration)
         broker = try EmbeddedBroker(brokerCount: 1, port: port, configuration: configuration)
         configuration.kafka.bootstrapServers = broker.bootstrapServers
-        customize(&configuration)
         self.configuration = configuration
         configPath = directory + "/receiptd.demo.json"
         let encoder = JSONEncoder()
@@ -112,6 +115,13 @@ final class PipelineHarness: @unchecked Sendable {
     func makeTally() throws -> OutcomeTally {
         try OutcomeTally(bootstrapServers: [broker.bootstrapServers], topics: configuration.pipelineTopics,
                          partitions: configuration.topics.partitions)
+    }
+
+    /// The end-of-run check of the owner view on this harness's broker.
+    func ownerStateCheck(stallTimeout: Duration) -> OwnerStateCheck {
+        OwnerStateCheck(bootstrapServers: [broker.bootstrapServers], topics: configuration.pipelineTopics,
+                        ownersGroup: configuration.groupId(for: .owners), retryTiers: configuration.retry.tierDelaysSeconds.count,
+                        partitions: configuration.topics.partitions, stallTimeout: stallTimeout)
     }
 
     /// SIGTERM to every worker, then waits for them (killing stragglers).
