@@ -75,7 +75,7 @@ public struct FakeTransaction: Sendable, Hashable {
         if let expiresDate { members.append(("expiresDate", .integer(expiresDate.fakeMilliseconds))) }
         members += [
             ("quantity", .integer(Int64(quantity))),
-            ("type", .string(type.rawValue)),
+            ("type", .string(type.appleType)),
             ("inAppOwnershipType", .string(inAppOwnershipType)),
             ("signedDate", .integer(signedDate.fakeMilliseconds)),
         ]
