@@ -32,7 +32,7 @@ struct DemoReport {
         let seconds = Double(result.elapsed.components.seconds) + Double(result.elapsed.components.attoseconds) / 1e18
         var lines: [String] = []
         func row(_ label: String, _ value: Any) {
-            lines.append("  " + label.padding(toLength: 34, withPad: " ", startingAt: 0) + "\(value)")
+            lines.append("  " + label.padding(toLength: 40, withPad: " ", startingAt: 0) + "\(value)")
         }
         lines.append("")
         lines.append("receiptd demo summary")

@@ -14,11 +14,13 @@ struct LifecycleScript {
 
     /// Appends a step. A step sent by someone else than the step before it (another user, or
     /// Apple naming no user) waits for that step's verdict: nothing else orders submissions with
-    /// different record keys. `waits: false` sends it regardless (a notification that arrives
-    /// before the app's own submission and must wait in the retry tiers).
+    /// different record keys. So does every step after one that waits (it would overtake it).
+    /// `waits: false` sends it regardless (a notification that arrives before the app's own
+    /// submission and must wait in the retry tiers).
     mutating func add(_ step: SubmissionGenerator.Submission, waits: Bool = true) {
         var step = step
-        if waits, let last = steps.last, last.key != step.key || step.key == SubmissionGenerator.appleKey {
+        if waits, let last = steps.last,
+           last.key != step.key || step.key == SubmissionGenerator.appleKey || last.after != nil {
             step.after = last.submissionId
         }
         steps.append(step)
