@@ -11,7 +11,7 @@ extension PurchaseLifecycle {
             latestTransactionId: transaction.transactionId, periodStart: transaction.purchaseDate ?? input.signed,
             expiresDate: transaction.expiresDate, durationMonths: input.product.durationMonths,
             ownershipType: transaction.ownershipType ?? "PURCHASED", environment: transaction.environment,
-            signedDate: input.signed)
+            signedDate: input.signed, ownerSince: input.signed)
         if input.product.type == .consumable {
             state.quantity = transaction.quantity * (input.product.unitsPerPurchase ?? 1)
         }
