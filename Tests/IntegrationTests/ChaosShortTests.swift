@@ -4,7 +4,8 @@ import Testing
 /// The short form of `receiptd chaos` in the test suite: worker SIGKILLs, the broker down and
 /// back, request errors, App Store faults and a 10 s App Store outage, dead letters replayed, and
 /// then every submission accounted for with none lost, no entitlement event emitted twice, no
-/// transaction granted twice and no verdict contradicting the generator (exit status 0).
+/// purchase granted twice to one owner, no verdict contradicting the generator and every owner's
+/// final entitlement state as the generator expected (exit status 0).
 @Suite(.timeLimit(.minutes(5))) struct ChaosShortTests {
     @Test func shortChaosRunLosesNothingAndDuplicatesNothing() throws {
         let (status, ledger) = try CrashRestartTests.runToCompletion(["chaos", "--submissions", "3000", "--kills", "4", "--seed", "11",
@@ -12,8 +13,10 @@ import Testing
         #expect(status == 0, "\(ledger)")
         #expect(Self.row("LOST (no verdict)", in: ledger) == "0", "\(ledger)")
         #expect(Self.row("DUPLICATED (event emitted twice)", in: ledger) == "0")
-        #expect(Self.row("DOUBLE GRANTS (transaction granted twice)", in: ledger) == "0")
+        #expect(Self.row("DOUBLE GRANTS (purchase granted twice)", in: ledger) == "0")
         #expect(Self.row("WRONG VERDICTS (vs the generator)", in: ledger) == "0")
+        #expect(Self.row("WRONG FINAL OWNER STATES", in: ledger) == "0")
+        #expect(Self.row("owner keys not expected", in: ledger) == "0")
         #expect(Self.row("worker SIGKILLs (restarted)", in: ledger) == "4")
         #expect(Self.row("App Store outages (every answer 5xx)", in: ledger) == "1")
         #expect(Self.row("submissions with a verdict", in: ledger) == Self.row("submissions", in: ledger))

@@ -78,7 +78,7 @@ import Testing
                                      "status", "hasAccess", "validUntil", "latestTransactionId", "periodStart", "expiresDate",
                                      "durationMonths", "quantity", "gracePeriodExpiresDate", "autoRenew", "pendingProductId",
                                      "expirationReason", "revocationDate", "revocationReason", "ownershipType", "environment",
-                                     "accessWithheld", "signedDate", "renewalSignedDate", "refundedTransactionIds", "version"])
+                                     "accessWithheld", "signedDate", "renewalSignedDate", "refundedTransactionIds", "version", "ownerSince"])
         #expect(object["revocationDate"] is NSNull && object["refundedTransactionIds"] as? [String] == [])
         #expect(try ContractCoding.decode(PurchaseState.self, from: try ContractCoding.encode(state)) == state)
         object.removeValue(forKey: "refundedTransactionIds")
@@ -123,9 +123,13 @@ import Testing
                                      "purchases"])
         #expect(object["schema"] as? String == "entitlement-state/v1")
         #expect(try ContractCoding.decode(EntitlementState.self, from: try ContractCoding.encode(state)) == state)
-        // Per purchase the highest version wins; the same or an older one changes nothing.
-        let sameVersion = state.apply(ownerPurchase("c1", type: .consumable, status: .revoked, hasAccess: false, quantity: 300))
-        #expect(!sameVersion && state.hasAccess)
+        // Per purchase the highest version wins; the same update again changes nothing, while a later
+        // update of the same version (from the attempt that became durable) replaces the earlier one.
+        let again = state.apply(ownerPurchase("c1", type: .consumable, start: "2026-11-01T00:00:00Z", quantity: 300))
+        #expect(!again)
+        var replaced = state
+        let later = replaced.apply(ownerPurchase("c1", type: .consumable, status: .revoked, hasAccess: false, quantity: 300))
+        #expect(later && !replaced.hasAccess && state.hasAccess)
         let newer = state.apply(ownerPurchase("c1", type: .consumable, status: .revoked, hasAccess: false,
                                               start: "2026-11-03T00:00:00Z", quantity: 300, version: 2))
         #expect(newer)

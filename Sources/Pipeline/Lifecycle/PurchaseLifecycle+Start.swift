@@ -11,7 +11,7 @@ extension PurchaseLifecycle {
             latestTransactionId: transaction.transactionId, periodStart: transaction.purchaseDate ?? input.signed,
             expiresDate: transaction.expiresDate, durationMonths: input.product.durationMonths,
             ownershipType: transaction.ownershipType ?? "PURCHASED", environment: transaction.environment,
-            signedDate: input.signed)
+            signedDate: input.signed, ownerSince: input.signed)
         if input.product.type == .consumable {
             state.quantity = transaction.quantity * (input.product.unitsPerPurchase ?? 1)
         }
@@ -21,7 +21,9 @@ extension PurchaseLifecycle {
             return (state, .revocation)
         }
         if input.product.type == .autoRenewable {
-            return (state, enterPeriodStatus(&state, input, fresh: .purchase))
+            // Not `(state, enterPeriodStatus(&state, …))`: the tuple would copy the state before the call sets its status.
+            let kind = enterPeriodStatus(&state, input, fresh: .purchase)
+            return (state, kind)
         }
         if input.product.type == .nonRenewing, let start = state.periodStart,
            UTCCalendar.adding(months: state.durationMonths ?? 0, to: start) <= input.signed {

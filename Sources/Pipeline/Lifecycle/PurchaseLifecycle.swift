@@ -95,6 +95,9 @@ public struct PurchaseLifecycle: Sendable {
         }
         let previousOwner = current.owner
         let conflict = claimant.map { $0 != previousOwner } ?? false
+        // Only a claim signed after the one that made the current owner moves the purchase: an
+        // older one (a redelivered copy of the previous owner's submission) is old news.
+        let moves = conflict && policy.transfer == .transfer && current.ownerSince.map { input.signed > $0 } ?? true
         var next = current
         let kinds: [EntitlementChangeKind]
         switch current.productType == .autoRenewable ? advanceSubscription(&next, input) : advanceOneTime(&next, input) {
@@ -106,10 +109,12 @@ public struct PurchaseLifecycle: Sendable {
                                            detail: "purchase is recorded for another user (fulfil.transferPolicy keep)",
                                            subject: subject))
             }
-            return transfer(&current, to: claimant)
+            guard moves else { return .unchanged(outcome) }
+            return transfer(&current, to: claimant, at: input.signed)
         }
-        if conflict, policy.transfer == .transfer, let claimant {
+        if moves, let claimant {
             next.owner = claimant
+            next.ownerSince = input.signed
             var decision = finish(&next, before: current, kinds: kinds)
             if case .changed(let state, let changes) = decision {
                 let out = LifecycleChange(kind: .transferOut, owner: previousOwner, entitlement: current.entitlement,
@@ -127,14 +132,15 @@ public struct PurchaseLifecycle: Sendable {
         return finish(&next, before: current, kinds: kinds)
     }
 
-    /// The purchase moves to `claimant` with nothing else changing.
-    private func transfer(_ state: inout PurchaseState, to claimant: OwnerKey) -> LifecycleDecision {
+    /// The purchase moves to `claimant` (whose claim Apple signed at `signed`) with nothing else changing.
+    private func transfer(_ state: inout PurchaseState, to claimant: OwnerKey, at signed: Date) -> LifecycleDecision {
         let previous = state
         state.owner = claimant
+        state.ownerSince = signed
         state.version += 1
         let out = LifecycleChange(kind: .transferOut, owner: previous.owner, entitlement: previous.entitlement,
                                   productId: previous.productId, status: .revoked, hasAccess: false,
-                                  validUntil: state.signedDate, quantity: nil)
+                                  validUntil: signed, quantity: nil)
         return .changed(state, [out, change(.transferIn, state)])
     }
 

@@ -59,6 +59,9 @@ public struct PurchaseState: Sendable, Equatable, Codable {
     public var refundedTransactionIds: [String]
     /// Incremented by every applied change; the ledger keeps the highest.
     public var version: Int
+    /// Apple's `signedDate` of the input that made ``owner`` the owner: another user's claim moves
+    /// the purchase (transfer policy) only with a later input (nil: before this was recorded).
+    public var ownerSince: Date?
 
     public init(originalTransactionId: String, bundleId: String, userId: String, entitlement: String, productId: String,
                 productType: ProductType, status: PurchaseStatus = .active, hasAccess: Bool = true, validUntil: Date? = nil,
@@ -66,7 +69,8 @@ public struct PurchaseState: Sendable, Equatable, Codable {
                 quantity: Int? = nil, gracePeriodExpiresDate: Date? = nil, autoRenew: Bool? = nil, pendingProductId: String? = nil,
                 expirationReason: String? = nil, revocationDate: Date? = nil, revocationReason: Int? = nil,
                 ownershipType: String = "PURCHASED", environment: String, accessWithheld: String? = nil,
-                signedDate: Date? = nil, renewalSignedDate: Date? = nil, refundedTransactionIds: [String] = [], version: Int = 0) {
+                signedDate: Date? = nil, renewalSignedDate: Date? = nil, refundedTransactionIds: [String] = [], version: Int = 0,
+                ownerSince: Date? = nil) {
         self.originalTransactionId = originalTransactionId
         self.bundleId = bundleId
         self.userId = userId
@@ -94,6 +98,7 @@ public struct PurchaseState: Sendable, Equatable, Codable {
         self.renewalSignedDate = renewalSignedDate
         self.refundedTransactionIds = refundedTransactionIds
         self.version = version
+        self.ownerSince = ownerSince
     }
 
     /// The recorded owner.
@@ -109,7 +114,7 @@ public struct PurchaseState: Sendable, Equatable, Codable {
         case originalTransactionId, bundleId, userId, entitlement, productId, productType, status, hasAccess, validUntil
         case latestTransactionId, periodStart, expiresDate, durationMonths, quantity, gracePeriodExpiresDate, autoRenew
         case pendingProductId, expirationReason, revocationDate, revocationReason, ownershipType, environment
-        case accessWithheld, signedDate, renewalSignedDate, refundedTransactionIds, version
+        case accessWithheld, signedDate, renewalSignedDate, refundedTransactionIds, version, ownerSince
     }
 
     public init(from decoder: any Decoder) throws {
@@ -141,6 +146,7 @@ public struct PurchaseState: Sendable, Equatable, Codable {
         renewalSignedDate = try c.decodeTimestampIfPresent(forKey: .renewalSignedDate)
         refundedTransactionIds = try c.decodeIfPresent([String].self, forKey: .refundedTransactionIds) ?? []
         version = try c.decode(Int.self, forKey: .version)
+        ownerSince = try c.decodeTimestampIfPresent(forKey: .ownerSince)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -172,5 +178,6 @@ public struct PurchaseState: Sendable, Equatable, Codable {
         try c.encodeTimestamp(renewalSignedDate, forKey: .renewalSignedDate)
         try c.encode(refundedTransactionIds, forKey: .refundedTransactionIds)
         try c.encode(version, forKey: .version)
+        try c.encodeTimestamp(ownerSince, forKey: .ownerSince)
     }
 }

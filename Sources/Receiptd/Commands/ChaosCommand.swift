@@ -11,12 +11,14 @@ import Pipeline
 /// It starts the embedded broker, the fake App Store with faults (21005, 5xx, 429 with
 /// `Retry-After`, latency, dropped and held connections), several worker processes per stage with
 /// short retry tiers, and publishes a stream of submissions (genuine, duplicate, forged,
-/// malformed, notifications, transaction ids, receipts), paced by lag so the embedded broker's
+/// malformed, notifications, transaction ids, receipts, lifecycle scripts), paced by lag so the embedded broker's
 /// retention never drops an unconsumed record. Meanwhile it kills random workers with SIGKILL and
 /// restarts them, and takes the broker down and injects request errors. When the faults stop it
-/// replays the dead letters, waits, and prints the ledger: it exits non-zero on any lost
-/// submission, any event emitted twice, or any partition whose retention passed a group's
-/// committed offset (a broker drop must never be mistaken for, or hide, a pipeline loss).
+/// replays the dead letters, waits, reads the owner view, and prints the ledger: it exits non-zero
+/// on any lost submission, any event emitted twice, any purchase granted twice to one owner, any
+/// verdict inconsistent with its purchase, any owner whose final entitlement state differs from
+/// the generator's model, or any partition whose retention passed a group's committed offset (a
+/// broker drop must never be mistaken for, or hide, a pipeline loss).
 struct ChaosCommand: Command {
     static let configuration = CommandConfiguration(
         commandName: "chaos",
@@ -103,43 +105,40 @@ struct ChaosCommand: Command {
         let tallyTask = Task { await tally.run() }
         defer { tallyTask.cancel() }
         let producer = try harness.makeProducer()
+        var publisher = SubmissionPublisher(producer: producer, topic: harness.configuration.topics.submitted, tally: tally)
         var generator = SubmissionGenerator(signer: harness.pki.signer, forger: harness.forgerPKI.signer, seed: seed,
-                                            appStore: harness.appStore.store)
+                                            appStore: harness.appStore.store, limit: submissions)
         var random = SeededRandom(seed: seed &+ 0x5EED)
         var ledger = ChaosLedger()
-        let topic = harness.configuration.topics.submitted
         let killEvery = submissions / (kills + 1)
         // Warm-up: every group joined and every worker processing before faults start.
         let warmup = try (0..<50).map { _ in try generator.nextGenuine() }
-        let warmupReports = try await producer.sendAll(warmup.map { KafkaProducerMessage(topic: topic, key: Array($0.key.utf8), value: $0.value) })
-        tally.register(origins: zip(warmupReports, warmup).map { ("\($0.topic)/\($0.partition)/\($0.offset)", $1.submissionId) })
-        await waitForQuiet(tally, total: warmup.count, finalOnly: false)
-        let baseline = tally.snapshot.accounted.count
+        try await publisher.submit(warmup)
+        await waitForQuiet(tally, &publisher, total: warmup.count, finalOnly: false)
+        let baseline = tally.accountedCount
         let maxLag = min(self.maxLag, max(200, submissions / 10))
         let started = ContinuousClock.now
 
-        var published = 0
+        var generated = 0
         var outageEnds: ContinuousClock.Instant?
-        while published < submissions {
+        while generated < submissions {
             // Pace by lag: the embedded broker keeps only ~5 MiB per partition.
             var lastProgress = ContinuousClock.now
-            var lastAccounted = tally.snapshot.accounted.count
-            while published + baseline - tally.snapshot.accounted.count >= maxLag {
+            var lastAccounted = tally.accountedCount
+            while publisher.published - tally.accountedCount >= maxLag {
                 try await Task.sleep(for: .milliseconds(100))
-                let accounted = tally.snapshot.accounted.count
+                let accounted = tally.accountedCount
                 if accounted != lastAccounted { lastAccounted = accounted; lastProgress = .now }
                 if ContinuousClock.now - lastProgress > stallTimeout { break }
             }
-            let batch = try (0..<min(500, submissions - published)).map { _ in try generator.next() }
-            let reports = try await producer.sendAll(batch.map {
-                KafkaProducerMessage(topic: topic, key: Array($0.key.utf8), value: $0.value)
-            })
-            tally.register(origins: zip(reports, batch).map { ("\($0.topic)/\($0.partition)/\($0.offset)", $1.submissionId) })
+            let batch = try (0..<min(500, submissions - generated)).map { _ in try generator.next() }
             for submission in batch { ledger.expectations[submission.submissionId] = submission.expectation }
-            let before = published
-            published += batch.count
+            try await publisher.submit(batch)
+            try await publisher.releaseSettled()
+            let before = generated
+            generated += batch.count
 
-            if kills > 0, killEvery > 0, before / killEvery != published / killEvery, ledger.kills < kills {
+            if kills > 0, killEvery > 0, before / killEvery != generated / killEvery, ledger.kills < kills {
                 let victim = workerList[Int.random(in: 0..<workerList.count, using: &random)]
                 victim.send(SIGKILL)
                 _ = await victim.waitForExit(timeout: .seconds(5))
@@ -147,14 +146,14 @@ struct ChaosCommand: Command {
                 printError("  chaos: SIGKILL \(victim.name) (kill \(ledger.kills)/\(kills)); restarting")
                 try victim.start()
             }
-            if before < submissions / 3, published >= submissions / 3 {
+            if before < submissions / 3, generated >= submissions / 3 {
                 printError("  chaos: broker 1 down for \(brokerDown)")
                 harness.broker.cluster.setBrokerDown(1)
                 try await Task.sleep(for: brokerDown)
                 harness.broker.cluster.setBrokerUp(1)
                 ledger.brokerFaults += 1
             }
-            if before < submissions / 2, published >= submissions / 2, appStoreOutage > .zero {
+            if before < submissions / 2, generated >= submissions / 2, appStoreOutage > .zero {
                 // Not a sleep: publishing and kills go on while Apple is "down", so retries pile up in
                 // the tiers and the oldest run out of them into the dead-letter topic.
                 printError("  chaos: App Store answers 5xx for \(appStoreOutage)")
@@ -170,22 +169,31 @@ struct ChaosCommand: Command {
                 outageEnds = nil
                 printError("  chaos: App Store back")
             }
-            if before < 2 * submissions / 3, published >= 2 * submissions / 3 {
+            if before < 2 * submissions / 3, generated >= 2 * submissions / 3 {
                 printError("  chaos: injecting Produce and Fetch request errors")
                 harness.broker.cluster.pushRequestErrors(apiKey: KafkaMockCluster.ApiKey.produce, errors: [6, 6, 6, 7, 7])
                 harness.broker.cluster.pushRequestErrors(apiKey: KafkaMockCluster.ApiKey.fetch, errors: [6, 6, 6])
                 ledger.brokerFaults += 1
             }
-            printError(String(format: "  published %d, accounted %d", published, tally.snapshot.accounted.count - baseline))
+            printError(String(format: "  generated %d, published %d (%d waiting for an earlier step), accounted %d", generated,
+                              publisher.published - warmup.count, publisher.waiting, tally.accountedCount - baseline))
         }
 
-        // Faults stop: wait for the pipeline, replay what was dead-lettered, wait again.
+        // Faults stop: wait for the pipeline, replay what was dead-lettered, wait again; then
+        // anything still waiting for an earlier step goes anyway, and the owner view is checked.
         try harness.appStore.setFaults(.none)
-        await waitForQuiet(tally, total: submissions + baseline, finalOnly: false)
+        await waitForQuiet(tally, &publisher, total: submissions + baseline, finalOnly: false)
         ledger.replay = try await replayDeadLetters(harness)
         printError("  chaos: replayed \(ledger.replay?.replayed ?? 0) dead letters")
-        await waitForQuiet(tally, total: submissions + baseline, finalOnly: true)
+        await waitForQuiet(tally, &publisher, total: submissions + baseline, finalOnly: true)
+        if publisher.waiting > 0 {
+            printError("  chaos: \(publisher.waiting) submissions still waiting for an earlier step's verdict; sending them")
+            try await publisher.releaseAll()
+            await waitForQuiet(tally, &publisher, total: submissions + baseline, finalOnly: true)
+        }
         ledger.elapsed = ContinuousClock.now - started
+        printError("  chaos: checking the owner view")
+        ledger.owners = await harness.ownerStateCheck(stallTimeout: stallTimeout).run(expected: generator.owners.entitlements)
 
         ledger.retentionViolations = await retentionViolations(harness)
         ledger.counts = tally.snapshot
@@ -199,15 +207,16 @@ struct ChaosCommand: Command {
         return ledger.passed(submissions: submissions + baseline) ? 0 : 1
     }
 
-    /// Waits until every submission has a verdict (a final one when `finalOnly`), or nothing moves.
-    private func waitForQuiet(_ tally: OutcomeTally, total: Int, finalOnly: Bool) async {
+    /// Waits until every submission has a verdict (a final one when `finalOnly`), or nothing moves;
+    /// meanwhile sends the submissions whose earlier step got its verdict.
+    private func waitForQuiet(_ tally: OutcomeTally, _ publisher: inout SubmissionPublisher, total: Int, finalOnly: Bool) async {
         var last = -1
         var lastChange = ContinuousClock.now
         while true {
-            let snapshot = tally.snapshot
-            let done = finalOnly ? snapshot.verdicts.values.filter { !$0.hasPrefix("dead-letter:") }.count : snapshot.accounted.count
-            if done >= total { return }
-            if done != last { last = done; lastChange = .now }
+            let released = (try? await publisher.releaseSettled()) ?? 0
+            let done = finalOnly ? tally.finalCount : tally.accountedCount
+            if done >= total, publisher.waiting == 0 { return }
+            if done != last || released > 0 { last = done; lastChange = .now }
             if ContinuousClock.now - lastChange > stallTimeout { return }
             try? await Task.sleep(for: .milliseconds(250))
         }

@@ -7,12 +7,14 @@ import Pipeline
 
 /// `receiptd demo`: the whole pipeline on the embedded defaults in one process tree, checked.
 ///
-/// The embedded broker runs in this process; ingest, verify and fulfil run as child processes,
+/// The embedded broker runs in this process; ingest, verify, fulfil and owners run as child processes,
 /// each its own consumer group. A generator signs transactions with a test PKI made at start-up
 /// (root, intermediate and leaf shaped like Apple's, with Apple's OIDs) and trusted for the run,
-/// mixed with duplicates, forgeries and malformed records. A tally reads the terminal topics until
-/// every submission is accounted for, compares each verdict with what the generator expected, and
-/// prints a summary.
+/// mixed with duplicates, forgeries, malformed records and lifecycle scripts (one purchase through
+/// renewals, billing trouble, refunds, upgrades, transfers, Apple's notifications). A tally reads
+/// the terminal topics until every submission is accounted for and compares each verdict with what
+/// the generator expected; then the owner view is read and every owner's final state compared with
+/// the generator's own model; a summary is printed.
 struct DemoCommand: Command {
     static let configuration = CommandConfiguration(
         commandName: "demo",
@@ -27,7 +29,8 @@ struct DemoCommand: Command {
           --timeout S       give up when nothing progresses for S seconds (default 60)
           --keep            keep the temporary directory (worker logs, config, demo root certificate)
 
-        Exits 0 when every submission was accounted for with the verdict the generator expected.
+        Exits 0 when every submission was accounted for with the verdict the generator expected and
+        every owner's final entitlement state (entitlements.state) is the one the generator expected.
         """)
 
     var submissions = 3000
@@ -55,17 +58,18 @@ struct DemoCommand: Command {
         printError("receiptd demo: embedded broker at \(run.harness.broker.bootstrapServers), fake App Store at "
                    + "\(run.harness.appStore.productionBaseURL); workers' logs in \(run.harness.directory)")
         var generator = SubmissionGenerator(signer: run.harness.pki.signer, forger: run.harness.forgerPKI.signer, seed: seed,
-                                            appStore: run.harness.appStore.store)
-        var expectations: [String: SubmissionGenerator.Expectation] = [:]
+                                            appStore: run.harness.appStore.store, limit: submissions)
+        var expectations: [String: SubmissionExpectation] = [:]
         var batch: [SubmissionGenerator.Submission] = []
         for _ in 0..<submissions {
             let submission = try generator.next()
             expectations[submission.submissionId] = submission.expectation
             batch.append(submission)
         }
-        let result = try await run.execute(batch)
+        let result = try await run.execute(batch, owners: generator.owners.entitlements)
         var report = DemoReport(result: result, expectations: expectations)
         for submission in batch { report.kinds[submission.kind, default: 0] += 1 }
+        report.scripts = generator.scriptsStarted
         print(report.render())
         return report.passed ? 0 : 1
     }

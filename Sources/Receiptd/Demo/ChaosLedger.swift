@@ -4,7 +4,9 @@ import Pipeline
 
 /// What a chaos run did and what became of every submission.
 struct ChaosLedger {
-    var expectations: [String: SubmissionGenerator.Expectation] = [:]
+    var expectations: [String: SubmissionExpectation] = [:]
+    /// The final-owner-state check.
+    var owners: OwnerStateCheck.Result?
     var kills = 0
     var brokerFaults = 0
     var appStoreOutages = 0
@@ -29,8 +31,9 @@ struct ChaosLedger {
         return out
     }
 
-    /// Transactions granted or renewed more than once (different event ids, same transaction).
-    var doubleGrants: Int { counts.grantsPerTransaction.values.filter { $0 > 1 }.count }
+    /// Purchases granted to one owner again without a revoke or expire in between (a consumable's
+    /// units granted twice included).
+    var doubleGrants: Int { counts.doubleGrants.count }
     /// Submissions whose verdict contradicts what the generator knew: a forgery granted, a genuine
     /// purchase rejected, a rejection with the wrong reason. Dead letters and lost submissions are
     /// counted by their own rows.
@@ -44,7 +47,7 @@ struct ChaosLedger {
 
     func passed(submissions: Int) -> Bool {
         lost(submissions: submissions) == 0 && duplicated == 0 && doubleGrants == 0 && wrongVerdicts.isEmpty
-            && retentionViolations.isEmpty
+            && retentionViolations.isEmpty && owners?.passed ?? false
     }
 
     func render(submissions: Int) -> String {
@@ -81,10 +84,15 @@ struct ChaosLedger {
         for (eventId, positions) in counts.eventPositions.filter({ $0.value.count > 1 }).sorted(by: { $0.key < $1.key }).prefix(5) {
             lines.append("    ! \(eventId) at \(positions.joined(separator: ", "))")
         }
-        row("DOUBLE GRANTS (transaction granted twice)", doubleGrants)
+        row("DOUBLE GRANTS (purchase granted twice)", doubleGrants)
+        for key in counts.doubleGrants.sorted().prefix(5) { lines.append("    ! \(key)") }
         let wrong = wrongVerdicts
         row("WRONG VERDICTS (vs the generator)", wrong.count)
         for (id, expected, got) in wrong.prefix(5) { lines.append("    ! \(id): expected \(expected), got \(got)") }
+        row("owners checked", owners.map { "\($0.checked)" } ?? "not checked")
+        row("WRONG FINAL OWNER STATES", owners.map { "\($0.wrong.count)" } ?? "-")
+        row("owner keys not expected", owners.map { "\($0.unexpected.count)" } ?? "-")
+        lines += OwnerStateCheck.describe(owners)
         row("retention passed a committed offset", retentionViolations.count)
         row("records re-read by the tally (ignored)", counts.rereads)
         if let bound = backpressure.first?.maxInFlight {
@@ -97,7 +105,7 @@ struct ChaosLedger {
         for violation in retentionViolations.prefix(5) { lines.append("    ! " + violation) }
         row("elapsed", String(format: "%.1f s", seconds))
         lines.append("  " + String(repeating: "-", count: 60))
-        lines.append(passed(submissions: submissions) ? "  result: PASS (0 lost, 0 duplicated, 0 wrong)" : "  result: FAIL")
+        lines.append(passed(submissions: submissions) ? "  result: PASS (0 lost, 0 duplicated, 0 double grants, 0 wrong verdicts, 0 wrong owners)" : "  result: FAIL")
         return lines.joined(separator: "\n")
     }
 }

@@ -29,6 +29,11 @@ struct JSONText {
 
     mutating func add(_ name: String, _ value: Int) { add(name, Int64(value)) }
 
+    mutating func add(_ name: String, _ value: Bool) {
+        key(name)
+        text += value ? "true" : "false"
+    }
+
     /// Adds a nested object built with another ``JSONText``.
     mutating func add(_ name: String, object: JSONText) {
         key(name)

@@ -24,12 +24,31 @@ final class OutcomeTally: Sendable {
         var rereads = 0
         /// Every position read, so a re-fetched record is counted once.
         var seenPositions: Set<String> = []
-        /// Grants/renewals per transaction id (more than one means a double grant).
-        var grantsPerTransaction: [String: Int] = [:]
+        /// Whether a purchase's access is granted to an owner now (`originalTransactionId|owner`),
+        /// from its events in order: a grant sets it, a revoke or expire clears it.
+        var granted: [String: Bool] = [:]
+        /// Purchases granted to an owner while already granted to them (no revoke or expire in
+        /// between): a double grant, or a consumable's units granted twice.
+        var doubleGrants: Set<String> = []
         /// Where each published submission landed (`topic/partition/offset` -> submissionId).
         var origins: [String: String] = [:]
         /// Verdicts on records too malformed to name their submission, by source position.
         var unattributed: [String: String] = [:]
+
+        static let actions: Set<String> = ["grant", "renew", "update", "expire", "revoke"]
+
+        /// Follows a purchase's access per owner through its events (read in order: every event of
+        /// a purchase is in one partition) to find double grants.
+        mutating func track(action: String, purchase: String, owner: String) {
+            let key = purchase + "|" + owner
+            switch action {
+            case "grant":
+                if granted[key] == true { doubleGrants.insert(key) }
+                granted[key] = true
+            case "revoke", "expire": granted[key] = false
+            default: break
+            }
+        }
 
         /// Records `verdict` for the submission `submissionId`, or for the input at `source`.
         mutating func settle(submissionId: String?, source: String?, verdict: String) {
@@ -37,9 +56,11 @@ final class OutcomeTally: Sendable {
                 // A final verdict (entitlement, rejection, outcome) is never replaced by a dead
                 // letter read later from another topic: the record may have been replayed since.
                 if verdict.hasPrefix("dead-letter:"), let existing = verdicts[id], !existing.hasPrefix("dead-letter:") { return }
-                // A submission re-processed after a crash is suppressed the second time: it was still granted.
-                if verdict == "duplicate-suppressed", let existing = verdicts[id],
-                   ["grant", "renew", "expire", "revoke"].contains(existing) { return }
+                // The first event of a submission is its verdict (an upgrade ends the old entitlement,
+                // then starts the new); a submission re-processed after a crash is suppressed the
+                // second time: it still made its change.
+                if Self.actions.contains(verdict) || verdict == "duplicate-suppressed" || verdict == "stale-suppressed",
+                   let existing = verdicts[id], Self.actions.contains(existing) { return }
                 verdicts[id] = verdict
                 accounted.insert(id)
             } else if let source {
@@ -72,6 +93,19 @@ final class OutcomeTally: Sendable {
 
     /// A copy of the counts now.
     var snapshot: Counts { counts.withLock { $0 } }
+
+    /// Submissions accounted for so far (cheaper than a snapshot).
+    var accountedCount: Int { counts.withLock { $0.accounted.count } }
+
+    /// Submissions with a final verdict (anything but a dead letter).
+    var finalCount: Int { counts.withLock { $0.verdicts.values.filter { !$0.hasPrefix("dead-letter:") }.count } }
+
+    /// Those of `ids` with a final verdict (anything but a dead letter).
+    func settled(_ ids: some Sequence<String>) -> Set<String> {
+        counts.withLock { counts in
+            Set(ids.filter { counts.verdicts[$0].map { !$0.hasPrefix("dead-letter:") } ?? false })
+        }
+    }
 
     /// Tells the tally where submissions were published, so verdicts that carry only their
     /// source position (ingest rejections of unparseable records) are attributed.
@@ -119,9 +153,12 @@ final class OutcomeTally: Sendable {
             case topics.entitlementsChanged:
                 let action = object?["action"] as? String ?? "?"
                 counts.entitlementsByAction[action, default: 0] += 1
-                if let eventId = object?["eventId"] as? String { counts.eventPositions[eventId, default: []].append(position) }
-                if action == "grant" || action == "renew", let tx = object?["transactionId"] as? String {
-                    counts.grantsPerTransaction[tx, default: 0] += 1
+                let eventId = object?["eventId"] as? String ?? position
+                let firstCopy = counts.eventPositions[eventId, default: []].isEmpty
+                counts.eventPositions[eventId, default: []].append(position)
+                if firstCopy, let purchase = object?["originalTransactionId"] as? String,
+                   let bundleId = object?["bundleId"] as? String, let userId = object?["userId"] as? String {
+                    counts.track(action: action, purchase: purchase, owner: bundleId + "/" + userId)
                 }
                 counts.settle(submissionId: submissionId, source: nil, verdict: action)
             case topics.rejected:

@@ -24,7 +24,8 @@ final class PipelineHarness: @unchecked Sendable {
     ///   - port: the broker's stable bootstrap port (0 for any free one).
     ///   - partitions: partitions per topic.
     ///   - maxInFlight: records in flight per worker.
-    ///   - customize: last changes to the workers' configuration (the chaos run's short retry tiers).
+    ///   - customize: last changes to the workers' configuration (short retry tiers), applied
+    ///     before the broker creates the topics.
     init(port: UInt16, partitions: Int, maxInFlight: Int, bundleId: String,
          customize: (inout WorkerConfiguration) -> Void = { _ in }) throws {
         fleet = try WorkerFleet(prefix: "receiptd-demo", configName: "receiptd.demo.json")
@@ -63,10 +64,12 @@ final class PipelineHarness: @unchecked Sendable {
         // The production ledger: fulfil workers rebuild each partition's ledger from
         // entitlements.changed on assignment (every topic has the same partition count here).
         configuration.fulfil.ledger = "kafka"
+        // A second user's claim on a purchase moves it, so the runs exercise transfers.
+        configuration.fulfil.transferPolicy = "transfer"
         configuration.log.level = "notice"
+        customize(&configuration)
         broker = try EmbeddedBroker(brokerCount: 1, port: port, configuration: configuration)
         configuration = broker.workerConfiguration(configuration)
-        customize(&configuration)
         self.configuration = configuration
         try fleet.writeConfiguration(configuration)
     }
@@ -101,6 +104,13 @@ final class PipelineHarness: @unchecked Sendable {
     func makeTally() throws -> OutcomeTally {
         try OutcomeTally(bootstrapServers: [broker.bootstrapServers], topics: configuration.pipelineTopics,
                          partitions: configuration.topics.partitions)
+    }
+
+    /// The end-of-run check of the owner view on this harness's broker.
+    func ownerStateCheck(stallTimeout: Duration) -> OwnerStateCheck {
+        OwnerStateCheck(bootstrapServers: [broker.bootstrapServers], topics: configuration.pipelineTopics,
+                        ownersGroup: configuration.groupId(for: .owners), retryTiers: configuration.retry.tierDelaysSeconds.count,
+                        partitions: configuration.topics.partitions, stallTimeout: stallTimeout)
     }
 
     /// Stops every worker (``WorkerFleet/stop(timeout:)``). - Returns: how many exited with status 0.

@@ -3,8 +3,9 @@ import Kafka
 import Observability
 import Pipeline
 
-/// Drives one run of the harness: start workers, publish submissions, watch the tally until
-/// every submission is accounted for (or nothing moves for the stall timeout), stop workers.
+/// Drives one run of the harness: start workers, publish submissions (those that wait for
+/// another's verdict once it has one), watch the tally until every submission is accounted for
+/// (or nothing moves for the stall timeout), check the owner view, stop workers.
 struct PipelineRun {
     struct Result {
         var submitted: Int
@@ -13,6 +14,8 @@ struct PipelineRun {
         var complete: Bool
         var cleanWorkerExits: Int
         var workers: Int
+        /// The final-owner-state check (nil when the run was given no expectations).
+        var owners: OwnerStateCheck.Result?
     }
 
     let harness: PipelineHarness
@@ -25,7 +28,11 @@ struct PipelineRun {
         // The harness tears the broker down under its own clients at the end: keep only errors.
         routeKafkaLogs(to: Logger(label: "receiptd.harness", level: .error))
         harness = try PipelineHarness(port: port, partitions: partitions, maxInFlight: maxInFlight,
-                                      bundleId: SubmissionGenerator.bundleId)
+                                      bundleId: SubmissionGenerator.bundleId) {
+            // A notification that arrives before its owner's submission waits in the retry tiers:
+            // short tiers keep the demo quick, and they add up to well within the stall timeout.
+            $0.retry.tierDelaysSeconds = [1, 2, 5, 15]
+        }
         self.workersPerStage = workersPerStage
         self.stallTimeout = stallTimeout
         self.keep = keep
@@ -35,8 +42,9 @@ struct PipelineRun {
     /// - Parameters:
     ///   - submissions: what to publish and account for.
     ///   - warmup: published and accounted for first, outside the timing (group joins, caches).
-    func execute(_ submissions: [SubmissionGenerator.Submission],
-                 warmup: [SubmissionGenerator.Submission] = []) async throws -> Result {
+    ///   - owners: the expected owner view, checked once every submission is accounted for.
+    func execute(_ submissions: [SubmissionGenerator.Submission], warmup: [SubmissionGenerator.Submission] = [],
+                 owners: [String: ExpectedEntitlement]? = nil) async throws -> Result {
         defer {
             // Our own clients may still be connected when the broker goes away: that is expected.
             KafkaLogging.bootstrap { _ in }
@@ -46,55 +54,51 @@ struct PipelineRun {
         let tally = try harness.makeTally()
         let tallyTask = Task { await tally.run() }
         let producer = try harness.makeProducer()
-        let topic = harness.configuration.topics.submitted
-        func publish(_ batch: [SubmissionGenerator.Submission]) async throws {
-            for chunk in stride(from: 0, to: batch.count, by: 1000) {
-                let slice = batch[chunk..<min(chunk + 1000, batch.count)]
-                let reports = try await producer.sendAll(slice.map { submission in
-                    KafkaProducerMessage(topic: topic, key: Array(submission.key.utf8), value: submission.value)
-                })
-                tally.register(origins: zip(reports, slice).map { report, submission in
-                    ("\(report.topic)/\(report.partition)/\(report.offset)", submission.submissionId)
-                })
-            }
-        }
+        var publisher = SubmissionPublisher(producer: producer, topic: harness.configuration.topics.submitted, tally: tally)
         if !warmup.isEmpty {
-            try await publish(warmup)
+            try await publisher.submit(warmup)
             let deadline = ContinuousClock.now + stallTimeout
-            while tally.snapshot.accounted.count < warmup.count, ContinuousClock.now < deadline {
+            while tally.accountedCount < warmup.count, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(100))
             }
         }
-        let baseline = tally.snapshot.accounted.count
+        let baseline = tally.accountedCount
         let total = baseline + submissions.count
 
         let started = ContinuousClock.now
-        try await publish(submissions)
-        await producer.close()
-
+        try await publisher.submit(submissions)
         var lastAccounted = -1
         var lastProgress = ContinuousClock.now
+        var lastReport = ContinuousClock.now
         var complete = false
         while true {
-            let accounted = tally.snapshot.accounted.count - baseline
+            let accounted = tally.accountedCount - baseline
             if accounted + baseline >= total { complete = true; break }
-            if accounted != lastAccounted {
+            if try await publisher.releaseSettled() > 0 || accounted != lastAccounted {
                 lastAccounted = accounted
                 lastProgress = ContinuousClock.now
             } else if ContinuousClock.now - lastProgress > stallTimeout {
                 break
             }
-            if showProgress {
+            if showProgress, ContinuousClock.now - lastReport >= .seconds(1) {
+                lastReport = .now
                 let seconds = Double((ContinuousClock.now - started).components.seconds) + 0.001
-                printError(String(format: "  %6d / %d accounted  (%.0f/s)", accounted, submissions.count, Double(accounted) / seconds))
+                printError(String(format: "  %6d / %d accounted, %d waiting for an earlier step  (%.0f/s)", accounted,
+                                  submissions.count, publisher.waiting, Double(accounted) / seconds))
             }
-            try await Task.sleep(for: .seconds(1))
+            try await Task.sleep(for: .milliseconds(100))
         }
         let elapsed = ContinuousClock.now - started
+        await producer.close()
+        var ownerCheck: OwnerStateCheck.Result?
+        if let owners {
+            if showProgress { printError("  checking the owner view (\(owners.count) owner entitlements)") }
+            ownerCheck = await harness.ownerStateCheck(stallTimeout: stallTimeout).run(expected: owners)
+        }
         let clean = await harness.stopWorkers()
         tallyTask.cancel()
         await tally.close()
         return Result(submitted: submissions.count, counts: tally.snapshot, elapsed: elapsed, complete: complete,
-                      cleanWorkerExits: clean, workers: harness.workers.count)
+                      cleanWorkerExits: clean, workers: harness.workers.count, owners: ownerCheck)
     }
 }

@@ -99,6 +99,15 @@ enum LifecycleScenarios {
                     S.event(.extension, "u1", "premium", .active, access: true, until: d(37))],
           owners: [S.owner("u1", "premium", access: true, until: d(37))],
           verdicts: ["extended": ["renew"]]),
+        S(name: "auto-renewable: first seen in grace period, then already expired", inputs: {
+            [H.notification("grace", user: "u1", type: "DID_FAIL_TO_RENEW", subtype: "GRACE_PERIOD", signed: d(30),
+                            transaction: sub("1101", "1101", from: 0, to: 30, signed: 30),
+                            renewal: renewal(grace: 36, retry: true, signed: 30)),
+             H.transaction("old", user: "u2", sub("1201", "1201", from: 0, to: 30, signed: 40))]
+        }, events: [S.event(.gracePeriod, "u1", "premium", .gracePeriod, access: true, until: d(36)),
+                    S.event(.expiration, "u2", "premium", .expired, access: false, until: d(30))],
+          owners: [S.owner("u1", "premium", access: true, until: d(36)), S.owner("u2", "premium", access: false, until: nil)],
+          verdicts: ["grace": ["update"], "old": ["expire"]]),
         S(name: "auto-renewable: resubscribe after expiry", inputs: {
             [H.transaction("buy", user: "u1", sub("1001", "1001", from: 0, to: 30, signed: 0)),
              H.notification("expired", type: "EXPIRED", subtype: "VOLUNTARY", signed: d(31),
@@ -231,15 +240,16 @@ enum LifecycleScenarios {
                     S.event(.renewal, "u1", "premium", .active, access: true, until: d(60))],
           owners: [S.owner("u1", "premium", access: true, until: d(60)), S.owner("u2", "premium", access: false, until: nil)],
           reorderable: false),
-        S(name: "transfer: the previous owner is revoked, the new one granted",
+        S(name: "transfer: the previous owner is revoked, the new one granted; an older copy does not move it back",
           policy: FulfilmentPolicy(transfer: .transfer), inputs: {
             [H.transaction("buy", user: "u1", once("6001", "6001", pro, .nonConsumable, at: 0, signed: 0)),
-             H.transaction("claim", user: "u2", once("6001", "6001", pro, .nonConsumable, at: 0, signed: 0))]
+             H.transaction("claim", user: "u2", once("6001", "6001", pro, .nonConsumable, at: 0, signed: 5)),
+             H.transaction("old-copy", user: "u1", once("6001", "6001", pro, .nonConsumable, at: 0, signed: 0))]
         }, events: [S.event(.purchase, "u1", "pro", .active, access: true, until: nil),
-                    S.event(.transferOut, "u1", "pro", .revoked, access: false, until: d(0)),
+                    S.event(.transferOut, "u1", "pro", .revoked, access: false, until: d(5)),
                     S.event(.transferIn, "u2", "pro", .active, access: true, until: nil)],
           owners: [S.owner("u1", "pro", access: false, until: nil), S.owner("u2", "pro", access: true, until: nil)],
-          verdicts: ["claim": ["revoke", "grant"]], reorderable: false),
+          verdicts: ["claim": ["revoke", "grant"], "old-copy": ["duplicate-suppressed"]], reorderable: false),
     ]
 
     static let tokenUser = "8d3a2f1c-0000-4000-8000-000000000001"
