@@ -20,7 +20,7 @@ public enum OutputPartitioning: String, Sendable, Hashable {
     /// The output goes to the *same partition number* as the input record it came from, whatever
     /// its key: output partition `p` then holds exactly what was produced from input partition
     /// `p`, so whoever owns input `p` can rebuild what it emitted by reading output `p` (fulfil's
-    /// ledger, ``KafkaFulfilmentLedger``). The output topic needs at least as many partitions
+    /// ledger, ``KeyedStateStore``). The output topic needs at least as many partitions
     /// as the input. The runner also pins the stage's retry records to that partition number,
     /// so a retry tier's partition `p` holds only records of input partition `p`.
     case inputPartition

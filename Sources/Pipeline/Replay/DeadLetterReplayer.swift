@@ -11,7 +11,7 @@ import Observability
 ///
 /// - Important: replaying the same dead letters twice publishes them twice. Fulfil suppresses
 ///   the second grant by event id: the replayed records keep their key, so they land in the
-///   partition that holds the first, whose ledger (``KafkaFulfilmentLedger``, rebuilt from the
+///   partition that holds the first, whose ledger (``KeyedStateStore``, rebuilt from the
 ///   output partition) knows the grant even across fulfil restarts.
 public struct DeadLetterReplayer: Sendable {
     /// How a run behaves.

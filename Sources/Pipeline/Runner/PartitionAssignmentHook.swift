@@ -1,5 +1,5 @@
 /// State that must be built for a partition before a ``StageRunner`` may admit its records, and
-/// dropped when the partition goes: fulfil's ledger (``KafkaFulfilmentLedger``), rebuilt from
+/// dropped when the partition goes: fulfil's ledger (``KeyedStateStore``), rebuilt from
 /// the output partition that mirrors each input partition.
 ///
 /// The runner calls ``prepare(_:)`` when partitions are assigned and holds their records (not

@@ -12,7 +12,7 @@ import Synchronization
 /// of it (the output) exists.
 ///
 /// - Important: stages must not interpret ``partition``; it is there for collaborators whose
-///   state is kept per partition (``KafkaFulfilmentLedger``).
+///   state is kept per partition (``KeyedStateStore``).
 public final class DeliveryScope: Sendable {
     private enum State {
         case open([@Sendable (Bool) -> Void])

@@ -1,6 +1,6 @@
 /// Why a stage refused an input for good, as a value: a reason code, a human detail (never the
 /// payload) and whatever identifying fields were known when the problem was found. The pure
-/// cores of the stages (``IngestStage/ingest(_:now:)``, ``EntitlementRules``) return it.
+/// cores of the stages (``IngestStage/ingest(_:now:)``, ``PurchaseLifecycle``) return it.
 public struct Rejection: Error, Sendable, Equatable, CustomStringConvertible {
     public var reason: ReasonCode
     /// Human-readable context; never the payload.

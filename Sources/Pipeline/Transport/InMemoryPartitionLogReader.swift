@@ -24,6 +24,6 @@ public struct InMemoryPartitionLogReader: PartitionLogReader {
 }
 
 extension InMemoryTransport {
-    /// Reads whole partitions of this cluster's topics (what a ``KafkaFulfilmentLedger`` rebuilds from).
+    /// Reads whole partitions of this cluster's topics (what a ``KeyedStateStore`` rebuilds from).
     public var logReader: InMemoryPartitionLogReader { InMemoryPartitionLogReader(transport: self) }
 }

@@ -1,5 +1,5 @@
 /// Reads whole partitions of a topic, from their first retained record to the end they have when
-/// reading starts (their high watermark): how a ``KafkaFulfilmentLedger`` rebuilds its view of an
+/// reading starts (their high watermark): how a ``KeyedStateStore`` rebuilds its view of an
 /// output partition. Nothing is committed and no consumer group is joined.
 public protocol PartitionLogReader: Sendable {
     /// Reads `partitions` of `topic` to their ends.
