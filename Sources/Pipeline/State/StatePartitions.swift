@@ -31,7 +31,7 @@ final class StatePartitions<Value: Sendable>: Sendable {
         var nextWaiter = 0
     }
 
-    private enum Step<R> {
+    private enum Step<R: Sendable>: Sendable {
         case answer(R)
         case pending(R, incarnation: Int)
         case wait
@@ -97,18 +97,17 @@ final class StatePartitions<Value: Sendable>: Sendable {
         while true {
             try Task.checkCancellation()
             let step = try state.withLock { state throws -> Step<R> in
-                guard var entry = state.partitions[partition] else { return .notReady }
-                if entry.pending[key] != nil { return .wait }
-                let (next, result) = try body(entry.values[key])
-                guard let next else { return .answer(result) }
-                guard scope != nil else {
-                    Self.apply(next, key, to: &entry, capacity: capacity)
-                    state.partitions[partition] = entry
-                    return .answer(result)
-                }
-                entry.pending[key] = next
-                state.partitions[partition] = entry
-                return .pending(result, incarnation: entry.incarnation)
+                try Self.withPartition(&state, partition) { entry throws -> Step<R> in
+                    if entry.pending[key] != nil { return .wait }
+                    let (next, result) = try body(entry.values[key])
+                    guard let next else { return .answer(result) }
+                    guard scope != nil else {
+                        Self.apply(next, key, to: &entry, capacity: capacity)
+                        return .answer(result)
+                    }
+                    entry.pending[key] = next
+                    return .pending(result, incarnation: entry.incarnation)
+                } ?? .notReady
             }
             switch step {
             case .answer(let result):
@@ -124,6 +123,16 @@ final class StatePartitions<Value: Sendable>: Sendable {
                 await waitForSettlement(of: key, in: partition)
             }
         }
+    }
+
+    /// Runs `body` on a partition mutated in place: taken out of the dictionary while it runs, so
+    /// its storage stays uniquely referenced (a copy would duplicate every value on the first
+    /// write: O(values) per update). - Returns: nil when the partition is not installed.
+    private static func withPartition<T>(_ state: inout State, _ partition: Int32,
+                                         _ body: (inout Partition) throws -> T) rethrows -> T? {
+        guard var entry = state.partitions.removeValue(forKey: partition) else { return nil }
+        defer { state.partitions[partition] = entry }
+        return try body(&entry)
     }
 
     private static func apply(_ value: Value, _ key: String, to entry: inout Partition, capacity: Int?) {
@@ -142,10 +151,12 @@ final class StatePartitions<Value: Sendable>: Sendable {
 
     private func settle(_ key: String, in partition: Int32, incarnation: Int, delivered: Bool) {
         let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            guard var entry = state.partitions[partition], entry.incarnation == incarnation,
-                  let value = entry.pending.removeValue(forKey: key) else { return [] }
-            if delivered { Self.apply(value, key, to: &entry, capacity: capacity) }
-            state.partitions[partition] = entry
+            let settled = Self.withPartition(&state, partition) { entry -> Bool in
+                guard entry.incarnation == incarnation, let value = entry.pending.removeValue(forKey: key) else { return false }
+                if delivered { Self.apply(value, key, to: &entry, capacity: capacity) }
+                return true
+            }
+            guard settled == true else { return [] }
             return Self.takeWaiters(&state) { $0.partition == partition && $0.key == key }
         }
         for continuation in woken { continuation.resume() }
