@@ -11,8 +11,7 @@ import Testing
 /// grant); a first subscription with its expiry; a renewal delivered twice (and by notification)
 /// granted once; a refund revokes; a restore on a new device emits nothing new; the App Store
 /// answering 500 and then succeeding grants once.
-@Suite(.timeLimit(.minutes(5)), .enabled(if: Kcat.available, "kcat is not installed (scripts/setup installs it)"))
-struct PurchaseRegressionTests {
+@Suite(.timeLimit(.minutes(5)), .enabled(if: Kcat.available, "kcat is not installed (scripts/setup installs it)")) struct PurchaseRegressionTests {
     static let user = "alice"
 
     @Test func theClassicChecklistThroughTheWorkers() async throws {
