@@ -17,7 +17,7 @@ import Testing
         transaction.notification = NotificationSource(notificationType: "SUBSCRIBED", subtype: "INITIAL_BUY",
                                                       notificationUUID: "n-1", effect: "transactionUpdate",
                                                       renewal: RenewalSnapshot(autoRenew: true))
-        let lifecycle = PurchaseLifecycle(policy: FulfilmentPolicy(), catalogue: Fixtures.catalogue)
+        let lifecycle = PurchaseLifecycle(policy: FulfilmentPolicy())
         let product = try #require(Fixtures.catalogue["com.demo.monthly.sub"])
         let decision = lifecycle.apply(transaction, product: product, claimant: OwnerKey(bundleId: "com.example.game", userId: "u"),
                                        to: nil, now: Fixtures.now)

@@ -39,11 +39,10 @@ public enum LifecycleDecision: Sendable, Equatable {
 /// nothing is a duplicate. No clock is read: `now` only stands in for a missing `signedDate`.
 public struct PurchaseLifecycle: Sendable {
     public let policy: FulfilmentPolicy
-    public let catalogue: ProductCatalogue
 
-    public init(policy: FulfilmentPolicy, catalogue: ProductCatalogue) {
+    /// - Parameter policy: transfer, token binding, sandbox and billing-retry choices.
+    public init(policy: FulfilmentPolicy) {
         self.policy = policy
-        self.catalogue = catalogue
     }
 
     /// Applies one verified transaction.

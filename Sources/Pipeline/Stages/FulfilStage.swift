@@ -37,7 +37,7 @@ public struct FulfilStage: Stage {
     public init(catalogue: ProductCatalogue, policy: FulfilmentPolicy = FulfilmentPolicy(),
                 ledger: KeyedStateStore<PurchaseState>) {
         self.catalogue = catalogue
-        self.lifecycle = PurchaseLifecycle(policy: policy, catalogue: catalogue)
+        self.lifecycle = PurchaseLifecycle(policy: policy)
         self.ledger = ledger
     }
 
