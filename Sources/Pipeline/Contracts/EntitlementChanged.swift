@@ -85,7 +85,7 @@ public struct EntitlementChanged: Sendable, Codable, Equatable {
         notificationType = transaction.notification?.notificationType
         notificationSubtype = transaction.notification?.subtype
         self.submissionId = submissionId
-        signedDate = transaction.notification?.signedDate ?? transaction.signedDate
+        signedDate = transaction.appleSignedDate
         self.purchase = purchase
     }
 

@@ -67,6 +67,10 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
         self.notification = notification
     }
 
+    /// When Apple signed the input that carried this transaction: the notification's `signedDate`
+    /// when a notification did, else the transaction's own (what orders changes of one purchase).
+    public var appleSignedDate: Date? { notification?.signedDate ?? signedDate }
+
     /// The typed view of ``type``; nil for a type this build does not know.
     public var productType: ProductType? { ProductType(appleType: type) }
 

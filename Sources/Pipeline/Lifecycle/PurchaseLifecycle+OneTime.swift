@@ -21,8 +21,7 @@ extension PurchaseLifecycle {
             state.revocationDate = nil
             state.revocationReason = nil
             state.status = .active
-            if state.productType == .nonRenewing, let start = state.periodStart,
-               UTCCalendar.adding(months: state.durationMonths ?? 0, to: start) <= input.signed {
+            if let end = state.nonRenewingEnd, end <= input.signed {
                 state.status = .expired
             }
             state.signedDate = input.signed

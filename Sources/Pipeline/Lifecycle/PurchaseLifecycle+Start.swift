@@ -25,8 +25,7 @@ extension PurchaseLifecycle {
             let kind = enterPeriodStatus(&state, input, fresh: .purchase)
             return (state, kind)
         }
-        if input.product.type == .nonRenewing, let start = state.periodStart,
-           UTCCalendar.adding(months: state.durationMonths ?? 0, to: start) <= input.signed {
+        if let end = state.nonRenewingEnd, end <= input.signed {
             state.status = .expired
             return (state, .expiration)
         }

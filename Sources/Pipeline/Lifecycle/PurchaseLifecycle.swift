@@ -84,7 +84,7 @@ public struct PurchaseLifecycle: Sendable {
         }
 
         let input = Input(transaction: transaction, product: product, effect: effect,
-                          signed: transaction.notification?.signedDate ?? transaction.signedDate ?? now)
+                          signed: transaction.appleSignedDate ?? now)
         guard var current = state else {
             guard let owner = claimant ?? token.map({ OwnerKey(bundleId: transaction.bundleId, userId: $0) }) else {
                 return .ownerUnknown
@@ -116,9 +116,7 @@ public struct PurchaseLifecycle: Sendable {
             next.ownerSince = input.signed
             var decision = finish(&next, before: current, kinds: kinds)
             if case .changed(let state, let changes) = decision {
-                let out = LifecycleChange(kind: .transferOut, owner: previousOwner, entitlement: current.entitlement,
-                                          productId: current.productId, status: .revoked, hasAccess: false,
-                                          validUntil: input.signed, quantity: nil)
+                let out = transferOut(of: current, at: input.signed)
                 let into = changes.map { change in
                     var change = change
                     if change.owner == claimant, change.entitlement == state.entitlement { change.kind = .transferIn }
@@ -133,14 +131,17 @@ public struct PurchaseLifecycle: Sendable {
 
     /// The purchase moves to `claimant` (whose claim Apple signed at `signed`) with nothing else changing.
     private func transfer(_ state: inout PurchaseState, to claimant: OwnerKey, at signed: Date) -> LifecycleDecision {
-        let previous = state
+        let out = transferOut(of: state, at: signed)
         state.owner = claimant
         state.ownerSince = signed
         state.version += 1
-        let out = LifecycleChange(kind: .transferOut, owner: previous.owner, entitlement: previous.entitlement,
-                                  productId: previous.productId, status: .revoked, hasAccess: false,
-                                  validUntil: signed, quantity: nil)
         return .changed(state, [out, change(.transferIn, state)])
+    }
+
+    /// The previous owner's side of a transfer: access to the purchase's entitlement ends at `signed`.
+    private func transferOut(of previous: PurchaseState, at signed: Date) -> LifecycleChange {
+        LifecycleChange(kind: .transferOut, owner: previous.owner, entitlement: previous.entitlement,
+                        productId: previous.productId, status: .revoked, hasAccess: false, validUntil: signed, quantity: nil)
     }
 
     /// Fills the derived fields (access, validUntil), bumps the version and lists the changes:
@@ -160,10 +161,10 @@ public struct PurchaseLifecycle: Sendable {
         return .changed(state, changes)
     }
 
-    func change(_ kind: EntitlementChangeKind, _ state: PurchaseState, quantity: Int? = nil) -> LifecycleChange {
+    func change(_ kind: EntitlementChangeKind, _ state: PurchaseState) -> LifecycleChange {
         LifecycleChange(kind: kind, owner: state.owner, entitlement: state.entitlement, productId: state.productId,
                         status: state.status, hasAccess: state.hasAccess, validUntil: state.validUntil,
-                        quantity: quantity ?? (state.productType == .consumable ? state.quantity : nil))
+                        quantity: state.productType == .consumable ? state.quantity : nil)
     }
 
     /// Derives `hasAccess` and `validUntil` from the status and the policies.
@@ -173,8 +174,7 @@ public struct PurchaseLifecycle: Sendable {
             state.hasAccess = true
             switch state.productType {
             case .autoRenewable: state.validUntil = state.expiresDate
-            case .nonRenewing:
-                state.validUntil = state.periodStart.map { UTCCalendar.adding(months: state.durationMonths ?? 0, to: $0) }
+            case .nonRenewing: state.validUntil = state.nonRenewingEnd
             case .nonConsumable, .consumable: state.validUntil = nil
             }
         case .gracePeriod:
@@ -186,8 +186,7 @@ public struct PurchaseLifecycle: Sendable {
         case .expired:
             state.hasAccess = false
             if state.expirationReason != "upgraded" {
-                state.validUntil = state.productType == .nonRenewing
-                    ? state.periodStart.map { UTCCalendar.adding(months: state.durationMonths ?? 0, to: $0) } : state.expiresDate
+                state.validUntil = state.productType == .nonRenewing ? state.nonRenewingEnd : state.expiresDate
             }
         case .revoked:
             state.hasAccess = false

@@ -107,6 +107,13 @@ public struct PurchaseState: Sendable, Equatable, Codable {
         set { (bundleId, userId) = (newValue.bundleId, newValue.userId) }
     }
 
+    /// When a non-renewing subscription's own period ends (its start plus the catalogue's months;
+    /// stacking is the owner view's business); nil for other products.
+    public var nonRenewingEnd: Date? {
+        guard productType == .nonRenewing else { return nil }
+        return periodStart.map { UTCCalendar.adding(months: durationMonths ?? 0, to: $0) }
+    }
+
     /// Whether the purchase was shared through Family Sharing.
     public var isFamilyShared: Bool { ownershipType == "FAMILY_SHARED" }
 

@@ -113,7 +113,7 @@ public struct FulfilStage: Stage {
     /// When a change took effect: the period start for new periods, the revocation date for
     /// refunds, the period end for expirations, else when Apple signed the input.
     static func effectiveAt(_ change: LifecycleChange, state: PurchaseState, transaction: VerifiedTransaction) -> Date {
-        let signed = transaction.notification?.signedDate ?? transaction.signedDate ?? state.signedDate ?? Date(timeIntervalSince1970: 0)
+        let signed = transaction.appleSignedDate ?? state.signedDate ?? Date(timeIntervalSince1970: 0)
         switch change.kind {
         case .purchase, .renewal, .resubscribe, .recovery, .productChange: return state.periodStart ?? signed
         case .revocation, .clawback: return state.revocationDate ?? signed
