@@ -239,11 +239,7 @@ struct ChaosCommand: Command {
         var violations: [String] = []
         for stage in StageName.allCases {
             let group = configuration.groupId(for: stage)
-            let topics = configuration.pipelineTopics.inputs(of: stage, retryTiers: configuration.retry.tierDelaysSeconds.count)
-            let partitions = topics.flatMap { topic in
-                (0..<configuration.topics.partitions).map { KafkaTopicPartition(topic: topic, partition: Int32($0)) }
-            }
-            guard let committed = try? await admin.committedOffsets(group: group, partitions: partitions) else {
+            guard let committed = try? await admin.committedOffsets(group: group, partitions: configuration.inputPartitions(of: stage)) else {
                 violations.append("\(group): committed offsets unavailable")
                 continue
             }

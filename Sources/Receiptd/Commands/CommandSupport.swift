@@ -7,6 +7,13 @@ extension ConfigLoader {
     static func standard(files: [String]) -> ConfigLoader {
         ConfigLoader(files: files, environment: ProcessInfo.processInfo.environment)
     }
+
+    /// The standard loader with a `--brokers` option, when given, over `kafka.bootstrapServers`.
+    static func standard(files: [String], brokers: String?) -> ConfigLoader {
+        var loader = standard(files: files)
+        if let brokers { loader.overrides["kafka"] = ["bootstrapServers": brokers] }
+        return loader
+    }
 }
 
 /// A JSON-lines logger on standard error at the configured level; librdkafka's own lines are

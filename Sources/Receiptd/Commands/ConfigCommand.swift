@@ -19,9 +19,7 @@ struct ConfigCommand: Command {
     }
 
     func run() async throws -> Int32 {
-        var loader = ConfigLoader.standard(files: configFiles)
-        if let brokers { loader.overrides["kafka"] = ["bootstrapServers": brokers] }
-        var configuration = try loader.load()
+        var configuration = try ConfigLoader.standard(files: configFiles, brokers: brokers).load()
         // Raw librdkafka properties may hold credentials (sasl.password): never print their values.
         configuration.kafka.properties = configuration.kafka.properties.mapValues { _ in "<redacted>" }
         let encoder = JSONEncoder()

@@ -39,15 +39,8 @@ struct EntitlementsCommand: Command {
     }
 
     func run() async throws -> Int32 {
-        var loader = ConfigLoader.standard(files: configFiles)
-        if let brokers { loader.overrides["kafka"] = ["bootstrapServers": brokers] }
-        let configuration = try loader.load()
-        let catalogue: ProductCatalogue
-        do {
-            catalogue = try ProductCatalogue(contentsOfFile: configuration.fulfil.catalogue)
-        } catch {
-            throw ValidationError("cannot load the product catalogue \(configuration.fulfil.catalogue): \(error)")
-        }
+        let configuration = try ConfigLoader.standard(files: configFiles, brokers: brokers).load()
+        let catalogue = try configuration.productCatalogue()
         let topic = configuration.topics.entitlementState
         let admin = try KafkaAdminClient(bootstrapServers: configuration.bootstrapServerList,
                                          additionalProperties: configuration.kafka.properties)

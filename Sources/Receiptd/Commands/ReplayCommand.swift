@@ -87,9 +87,7 @@ struct ReplayCommand: Command {
     }
 
     func run() async throws -> Int32 {
-        var loader = ConfigLoader.standard(files: configFiles)
-        if let brokers { loader.overrides["kafka"] = ["bootstrapServers": brokers] }
-        let configuration = try loader.load()
+        let configuration = try ConfigLoader.standard(files: configFiles, brokers: brokers).load()
         let logger = makeLogger(configuration, label: "receiptd.replay")
         let topics = configuration.pipelineTopics
         let brokerList = configuration.bootstrapServerList

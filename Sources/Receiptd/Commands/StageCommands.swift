@@ -59,12 +59,7 @@ struct FulfilCommand: Command {
 
     func run() async throws -> Int32 {
         let configuration = try options.load(stage: .fulfil)
-        let catalogue: ProductCatalogue
-        do {
-            catalogue = try ProductCatalogue(contentsOfFile: configuration.fulfil.catalogue)
-        } catch {
-            throw ValidationError("cannot load the product catalogue \(configuration.fulfil.catalogue): \(error)")
-        }
+        let catalogue = try configuration.productCatalogue()
         let policy = try configuration.fulfilmentPolicy()
         let logger = makeLogger(configuration, label: "receiptd.fulfil")
         switch configuration.fulfil.ledger {
@@ -107,6 +102,16 @@ struct OwnersCommand: Command {
 }
 
 extension WorkerConfiguration {
+    /// The product catalogue `fulfil.catalogue` names (validated).
+    /// - Throws: `ValidationError` naming the file and what is wrong with it.
+    func productCatalogue() throws -> ProductCatalogue {
+        do {
+            return try ProductCatalogue(contentsOfFile: fulfil.catalogue)
+        } catch {
+            throw ValidationError("cannot load the product catalogue \(fulfil.catalogue): \(error)")
+        }
+    }
+
     /// The fulfilment policies `fulfil.*` name (validated).
     func fulfilmentPolicy() throws -> FulfilmentPolicy {
         try FulfilmentPolicy(transfer: fulfil.transferPolicy, appAccountToken: fulfil.appAccountTokenBinding,

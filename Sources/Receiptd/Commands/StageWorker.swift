@@ -39,8 +39,7 @@ struct StageWorkerOptions: Sendable {
 
     /// The configuration after files, `RECEIPTD_*` variables and these options.
     func load(stage: StageName) throws -> WorkerConfiguration {
-        var loader = ConfigLoader.standard(files: configFiles)
-        if let brokers { loader.overrides["kafka"] = ["bootstrapServers": brokers] }
+        var loader = ConfigLoader.standard(files: configFiles, brokers: brokers)
         if let group { loader.overrides["groups"] = [stage.rawValue: group] }
         if let maxInFlight { loader.overrides["runner"] = ["maxInFlight": maxInFlight] }
         return try loader.load()
@@ -179,6 +178,13 @@ extension WorkerConfiguration {
     /// `kafka.bootstrapServers` split on commas.
     var bootstrapServerList: [String] {
         kafka.bootstrapServers.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// Every partition a stage's group consumes: its input and retry tiers, `topics.partitions` each.
+    func inputPartitions(of stage: StageName) -> [KafkaTopicPartition] {
+        pipelineTopics.inputs(of: stage, retryTiers: retry.tierDelaysSeconds.count).flatMap { topic in
+            (0..<Int32(topics.partitions)).map { KafkaTopicPartition(topic: topic, partition: $0) }
+        }
     }
 
     func groupId(for stage: StageName) -> String {

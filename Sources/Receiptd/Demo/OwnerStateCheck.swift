@@ -28,7 +28,9 @@ struct OwnerStateCheck {
     let bootstrapServers: [String]
     let topics: Topics
     let ownersGroup: String
-    let retryTiers: Int
+    /// The owners group's input partitions (input and retry tiers), for its lag.
+    let ownersInputs: [KafkaTopicPartition]
+    /// Partitions of the view.
     let partitions: Int
     let stallTimeout: Duration
 
@@ -71,11 +73,8 @@ struct OwnerStateCheck {
             for partition in 0..<Int32(partitions) {
                 viewEnds.append(try await admin.watermarks(topic: topics.entitlementState, partition: partition).high)
             }
-            let inputs = topics.inputs(of: .owners, retryTiers: retryTiers).flatMap { topic in
-                (0..<Int32(partitions)).map { KafkaTopicPartition(topic: topic, partition: $0) }
-            }
             var lag: Int64 = 0
-            for position in try await admin.committedOffsets(group: ownersGroup, partitions: inputs) {
+            for position in try await admin.committedOffsets(group: ownersGroup, partitions: ownersInputs) {
                 let end = try await admin.watermarks(topic: position.topic, partition: position.partition).high
                 lag += max(0, end - max(position.offset, 0))
             }

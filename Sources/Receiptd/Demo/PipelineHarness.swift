@@ -109,7 +109,7 @@ final class PipelineHarness: @unchecked Sendable {
     /// The end-of-run check of the owner view on this harness's broker.
     func ownerStateCheck(stallTimeout: Duration) -> OwnerStateCheck {
         OwnerStateCheck(bootstrapServers: [broker.bootstrapServers], topics: configuration.pipelineTopics,
-                        ownersGroup: configuration.groupId(for: .owners), retryTiers: configuration.retry.tierDelaysSeconds.count,
+                        ownersGroup: configuration.groupId(for: .owners), ownersInputs: configuration.inputPartitions(of: .owners),
                         partitions: configuration.topics.partitions, stallTimeout: stallTimeout)
     }
 
