@@ -18,32 +18,15 @@ import Testing
         let samples = try Samples()
         let root = directory.appendingPathComponent("root.pem").path
         try samples.pki.root.pemString.write(toFile: root, atomically: true, encoding: .utf8)
-        let overlay = directory.appendingPathComponent("dev.json").path
         let catalogue = BrokerFixture.repository.appendingPathComponent("Config/catalogue.json").path
-        try """
+        let rig = try DevRig(overlay: """
         {"verify": {"trustRoots": ["\(root)"], "bundleIds": ["\(Samples.bundleId)"]},
          "topics": {"partitions": \(Self.partitions)}, "fulfil": {"catalogue": "\(catalogue)"}}
-        """.write(toFile: overlay, atomically: true, encoding: .utf8)
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CrashRestartTests.binary)
-        process.arguments = ["dev", "--port", "0", "--config", overlay]
-        let output = Pipe()
-        process.standardOutput = output
-        let stderrPath = directory.appendingPathComponent("dev.err").path
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-        let (exits, exited) = AsyncStream<(normal: Bool, status: Int32)>.makeStream()
-        process.terminationHandler = { exited.yield(($0.terminationReason == .exit, $0.terminationStatus)); exited.finish() }
-        try process.run()
-        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }  // its workers follow (ParentWatch)
-        var diagnostics: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
-
-        let ready = await Self.within(.seconds(60)) { await Self.firstLine(of: output.fileHandleForReading) }
-        let line = try #require(ready ?? nil, "no ready line: \(diagnostics)")
-        let bootstrap = try #require(line.split(separator: "=", maxSplits: 1).last.map(String.init), "\(line)")
-        #expect(line == "ready bootstrap=\(bootstrap)" && bootstrap.contains(":"))
-        let workers = Self.children(of: process.processIdentifier)
+        """, in: directory)
+        try await rig.start()
+        let bootstrap = rig.bootstrap
+        #expect(rig.readyLine == "ready bootstrap=\(bootstrap)" && bootstrap.contains(":"))
+        let workers = Self.children(of: rig.process.processIdentifier)
         #expect(workers.count == StageName.allCases.count, "one worker per stage: \(workers)")
 
         let topics = Topics()
@@ -63,10 +46,8 @@ import Testing
         #expect(verdict.json["transactionId"] as? String == "70001")
         await reader.close()
 
-        kill(process.processIdentifier, SIGINT)
-        let ended = await Self.within(.seconds(60)) { await exits.first { _ in true } }
-        let stopped = try #require(ended ?? nil, "receiptd dev did not stop after SIGINT: \(diagnostics)")
-        #expect(stopped.normal && stopped.status == 0, "\(diagnostics)")
+        let stopped = try #require(await rig.stop(), "receiptd dev did not stop after SIGINT: \(rig.diagnostics)")
+        #expect(stopped.normal && stopped.status == 0, "\(rig.diagnostics)")
         for pid in workers { #expect(!ParentWatchTests.isAlive(pid), "worker \(pid) outlived receiptd dev") }
     }
 

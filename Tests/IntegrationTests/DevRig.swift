@@ -9,6 +9,8 @@ final class DevRig: @unchecked Sendable {
     let directory: URL
     let overlay: String
     private(set) var bootstrap = ""
+    /// The line it printed on standard output when ready.
+    private(set) var readyLine = ""
     private let stderrPath: String
     private let exits: AsyncStream<(normal: Bool, status: Int32)>
 
@@ -37,6 +39,7 @@ final class DevRig: @unchecked Sendable {
         try process.run()
         let ready = await DevCommandTests.within(timeout) { await DevCommandTests.firstLine(of: output.fileHandleForReading) }
         let line = try #require(ready ?? nil, "no ready line: \(diagnostics)")
+        readyLine = line
         bootstrap = try #require(line.split(separator: "=", maxSplits: 1).last.map(String.init), "\(line)")
     }
 
