@@ -239,16 +239,9 @@ struct RunningPipeline {
     }
 
     private static func entitlements(bootstrap: String, overlay: String) throws -> [String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CrashRestartTests.binary)
-        process.arguments = ["entitlements", "--bundle-id", Samples.bundleId, "--user-id", PurchaseRegressionTests.user,
-                             "--config", overlay, "--brokers", bootstrap]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        let (_, output) = try CrashRestartTests.runToCompletion(
+            ["entitlements", "--bundle-id", Samples.bundleId, "--user-id", PurchaseRegressionTests.user,
+             "--config", overlay, "--brokers", bootstrap])
+        return output.split(separator: "\n").map(String.init)
     }
 }
