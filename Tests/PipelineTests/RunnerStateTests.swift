@@ -87,4 +87,30 @@ import Testing
         let r15 = tracker.set([])
         #expect(r15 == PauseTracker.Change(pause: [], resume: [p1]))
     }
+
+    /// A pause still in flight when its partition is revoked can reach the consumer after the
+    /// partition was assigned again; the tracker must then resume it rather than believe it is
+    /// running (the partition would never be read again).
+    @Test func aPauseInFlightAcrossARevocationIsUndoneAfterwards() {
+        var tracker = PauseTracker()
+        let pause = tracker.set([p0])
+        #expect(pause == PauseTracker.Change(pause: [p0], resume: []))
+        tracker.forget([p0])  // revoked (and maybe assigned again) before the pause was applied
+        #expect(tracker.set([]) == nil)  // still in flight
+        let followUp = tracker.finished()
+        #expect(followUp == PauseTracker.Change(pause: [], resume: [p0]))
+        #expect(tracker.finished() == nil)
+        #expect(tracker.isSettled)
+    }
+
+    @Test func aLatePauseIsSentAgainWhenThePartitionIsWantedPaused() {
+        var tracker = PauseTracker()
+        _ = tracker.set([p0, p1])
+        tracker.forget([p0])
+        #expect(tracker.set([p0, p1]) == nil)
+        // Whether p0 is paused in the consumer depends on when the pause landed: pause it again.
+        #expect(tracker.finished() == PauseTracker.Change(pause: [p0], resume: []))
+        #expect(tracker.finished() == nil)
+        #expect(tracker.set([p1]) == PauseTracker.Change(pause: [], resume: [p0]))
+    }
 }

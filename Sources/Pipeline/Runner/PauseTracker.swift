@@ -10,10 +10,14 @@ struct PauseTracker {
 
     private var desired: Set<TopicPartition> = []
     private var applied: Set<TopicPartition> = []
-    private var inFlight = false
+    /// The exchange being performed, if any.
+    private var inFlight: Change?
+    /// Partitions forgotten while an exchange that pauses them was in flight: the pause may land
+    /// before or after they are assigned again, so their state is unknown once it ends.
+    private var latePauses: Set<TopicPartition> = []
 
     /// Whether the source has been told the current wish (no exchange in flight or pending).
-    var isSettled: Bool { !inFlight && desired == applied }
+    var isSettled: Bool { inFlight == nil && desired == applied }
 
     /// Sets the wanted paused set. - Returns: an exchange to perform now, if any.
     mutating func set(_ partitions: Set<TopicPartition>) -> Change? {
@@ -23,21 +27,29 @@ struct PauseTracker {
 
     /// Ends the in-flight exchange. - Returns: a follow-up exchange if the wish changed meanwhile.
     mutating func finished() -> Change? {
-        inFlight = false
+        inFlight = nil
+        // Unknown state: tell the source again (pausing twice and resuming a running partition
+        // are both harmless; a stray pause would stall the partition).
+        for tp in latePauses {
+            if desired.contains(tp) { applied.remove(tp) } else { applied.insert(tp) }
+        }
+        latePauses = []
         return start()
     }
 
-    /// Forgets revoked partitions (Kafka drops their pause state with the assignment).
+    /// Forgets revoked partitions (Kafka drops their pause state with the assignment). One that
+    /// the in-flight exchange pauses is told its wanted state again once that exchange ends.
     mutating func forget(_ partitions: Set<TopicPartition>) {
         desired.subtract(partitions)
         applied.subtract(partitions)
+        if let inFlight { latePauses.formUnion(partitions.intersection(inFlight.pause)) }
     }
 
     private mutating func start() -> Change? {
-        guard !inFlight, desired != applied else { return nil }
+        guard inFlight == nil, desired != applied else { return nil }
         let change = Change(pause: desired.subtracting(applied).sorted(), resume: applied.subtracting(desired).sorted())
         applied = desired
-        inFlight = true
+        inFlight = change
         return change
     }
 }

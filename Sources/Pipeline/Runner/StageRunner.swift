@@ -362,19 +362,24 @@ public final class StageRunner<S: Stage>: Sendable {
     private func apply(_ change: PauseTracker.Change) async {
         var next: PauseTracker.Change? = change
         while let current = next {
-            do {
-                if !current.pause.isEmpty {
+            // Each half on its own: a failed pause (a partition revoked a moment ago) must not
+            // skip the resume, which would leave those partitions paused for good. Pausing is
+            // advisory and resuming an unassigned partition is harmless: log and carry on.
+            if !current.pause.isEmpty {
+                do {
                     try await source.pause(current.pause)
                     logger.debug("partitions paused", metadata: [LoggingKeys.kafkaPartition: .string(describe(current.pause))])
+                } catch {
+                    logger.warning("pause failed", metadata: [LoggingKeys.errorMessage: .string("\(error)")])
                 }
-                if !current.resume.isEmpty {
+            }
+            if !current.resume.isEmpty {
+                do {
                     try await source.resume(current.resume)
                     logger.debug("partitions resumed", metadata: [LoggingKeys.kafkaPartition: .string(describe(current.resume))])
+                } catch {
+                    logger.warning("resume failed", metadata: [LoggingKeys.errorMessage: .string("\(error)")])
                 }
-            } catch {
-                // Pausing is advisory and resuming an unassigned partition is harmless: log and
-                // carry on rather than retry in a loop.
-                logger.warning("pause/resume failed", metadata: [LoggingKeys.errorMessage: .string("\(error)")])
             }
             next = mutate { $0.pauseFinished() }.pauseChange
         }

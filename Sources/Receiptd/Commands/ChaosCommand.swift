@@ -232,7 +232,8 @@ struct ChaosCommand: Command {
         return try await DeadLetterReplayer(reader: reader, sink: sink).run(options)
     }
 
-    /// Partitions whose first retained offset passed the consuming group's committed offset.
+    /// Partitions whose first retained offset passed the consuming group's committed offset, and
+    /// state topic partitions that lost their beginning.
     private func retentionViolations(_ harness: PipelineHarness) async -> [String] {
         let configuration = harness.configuration
         guard let admin = try? KafkaAdminClient(bootstrapServers: [harness.broker.bootstrapServers]) else { return ["no admin client"] }
@@ -250,6 +251,15 @@ struct ChaosCommand: Command {
                 if marks.low > consumedUpTo {
                     violations.append("\(position.topicPartition): log start \(marks.low) > committed \(consumedUpTo)")
                 }
+            }
+        }
+        // The state stores rebuild from their output topics' first offset: the mock dropping any of
+        // it (it keeps only ~5 MiB per partition) would make a rebuild forget state.
+        let topics = configuration.pipelineTopics
+        for topic in [topics.entitlementsChanged, topics.entitlementState] {
+            for partition in 0..<Int32(configuration.topics.partitions) {
+                guard let marks = try? await admin.watermarks(topic: topic, partition: partition) else { continue }
+                if marks.low > 0 { violations.append("\(topic)-\(partition): log start \(marks.low) > 0 on a state topic") }
             }
         }
         return violations
