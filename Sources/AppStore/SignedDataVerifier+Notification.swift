@@ -36,8 +36,12 @@ extension SignedDataVerifier {
     /// - Returns: The notification with ``NotificationData/transactionInfo`` and
     ///   ``NotificationData/renewalInfo`` set when present, or why it was rejected.
     public func verifyAndDecodeNotification(_ signedPayload: String) -> VerificationResult<ResponseBodyV2DecodedPayload> {
+        cached(signedPayload, as: .notification) { notification(signedPayload, clockUse: $0) }
+    }
+
+    private func notification(_ signedPayload: String, clockUse: ClockUse) -> VerificationResult<ResponseBodyV2DecodedPayload> {
         let dateRange = core.dateRange
-        return decode(signedPayload) { json throws(VerificationError) in
+        return decode(signedPayload, clockUse: clockUse) { json throws(VerificationError) in
             var notification = try ResponseBodyV2DecodedPayload(json: json, dateRange: dateRange)
             try checkContainer(of: notification)
             let identity = notification.appIdentity
@@ -46,7 +50,7 @@ extension SignedDataVerifier {
             try checkEnvironment(identity.rawEnvironment)
             try checkEffectRequirements(of: notification)
             if var data = notification.data {
-                try verifyNested(in: &data)
+                try verifyNested(in: &data, clockUse: clockUse)
                 notification.data = data
             }
             return notification
@@ -102,10 +106,10 @@ extension SignedDataVerifier {
     }
 
     /// Verifies and decodes the nested JWS of `data` and binds them to it.
-    func verifyNested(in data: inout NotificationData) throws(VerificationError) {
+    func verifyNested(in data: inout NotificationData, clockUse: ClockUse) throws(VerificationError) {
         if let jws = data.signedTransactionInfo {
             let field = "data.signedTransactionInfo"
-            let transaction = try nested(verifyAndDecodeTransaction(jws), field: field)
+            let transaction = try nested(transaction(jws, clockUse: clockUse), field: field)
             guard transaction.bundleId == data.bundleId else {
                 throw VerificationError(.nestedMismatch, "\(field): bundleId differs from data.bundleId")
             }
@@ -116,7 +120,7 @@ extension SignedDataVerifier {
         }
         if let jws = data.signedRenewalInfo {
             let field = "data.signedRenewalInfo"
-            let renewalInfo = try nested(verifyAndDecodeRenewalInfo(jws), field: field)
+            let renewalInfo = try nested(renewalInfo(jws, clockUse: clockUse), field: field)
             guard renewalInfo.rawEnvironment == data.rawEnvironment else {
                 throw VerificationError(.nestedMismatch, "\(field): environment differs from data.environment")
             }

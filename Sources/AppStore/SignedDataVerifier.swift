@@ -22,6 +22,8 @@ public struct SignedDataVerifier: Sendable {
     /// The validated configuration.
     public let configuration: SignedDataVerifierConfiguration
     let core: JWSVerifier
+    /// Whole outcomes by the JWS's SHA-256 (nil when disabled).
+    let verifiedCache: VerifiedJWSCache?
 
     /// Creates a verifier.
     /// - Parameters:
@@ -33,7 +35,13 @@ public struct SignedDataVerifier: Sendable {
         try configuration.validate()
         self.configuration = configuration
         self.core = JWSVerifier(configuration: configuration, clock: clock)
+        let capacity = configuration.limits.verifiedCacheCapacity
+        self.verifiedCache = capacity > 0 ? VerifiedJWSCache(capacity: capacity) : nil
     }
+
+    /// Lookups of the verified-JWS cache answered from it, and those that were not (both 0 when
+    /// ``SignedDataVerifierConfiguration/Limits/verifiedCacheCapacity`` is 0).
+    public var verifiedCacheStatistics: (hits: Int, misses: Int) { verifiedCache?.statistics ?? (0, 0) }
 
     /// Verifies a signed transaction and decodes it.
     ///
@@ -42,8 +50,12 @@ public struct SignedDataVerifier: Sendable {
     /// - Parameter signedTransaction: A JWS such as `signedTransactionInfo`.
     /// - Returns: The decoded transaction, or why it was rejected.
     public func verifyAndDecodeTransaction(_ signedTransaction: String) -> VerificationResult<JWSTransactionDecodedPayload> {
+        cached(signedTransaction, as: .transaction) { transaction(signedTransaction, clockUse: $0) }
+    }
+
+    func transaction(_ signedTransaction: String, clockUse: ClockUse) -> VerificationResult<JWSTransactionDecodedPayload> {
         let dateRange = core.dateRange
-        return decode(signedTransaction) { json throws(VerificationError) in
+        return decode(signedTransaction, clockUse: clockUse) { json throws(VerificationError) in
             let transaction = try JWSTransactionDecodedPayload(json: json, dateRange: dateRange)
             try checkBundleId(transaction.bundleId)
             try checkEnvironment(transaction.rawEnvironment)
@@ -57,18 +69,35 @@ public struct SignedDataVerifier: Sendable {
     /// - Parameter signedRenewalInfo: A JWS such as `signedRenewalInfo`.
     /// - Returns: The decoded renewal info, or why it was rejected.
     public func verifyAndDecodeRenewalInfo(_ signedRenewalInfo: String) -> VerificationResult<JWSRenewalInfoDecodedPayload> {
+        cached(signedRenewalInfo, as: .renewalInfo) { renewalInfo(signedRenewalInfo, clockUse: $0) }
+    }
+
+    func renewalInfo(_ signedRenewalInfo: String, clockUse: ClockUse) -> VerificationResult<JWSRenewalInfoDecodedPayload> {
         let dateRange = core.dateRange
-        return decode(signedRenewalInfo) { json throws(VerificationError) in
+        return decode(signedRenewalInfo, clockUse: clockUse) { json throws(VerificationError) in
             let renewalInfo = try JWSRenewalInfoDecodedPayload(json: json, dateRange: dateRange)
             try checkEnvironment(renewalInfo.rawEnvironment)
             return renewalInfo
         }
     }
 
+    /// The cached outcome of verifying `jws` as `kind`, else `verify`'s, stored unless it read
+    /// the clock (see ``VerifiedJWSCache``).
+    func cached<T: Sendable>(_ jws: String, as kind: VerifiedJWSCache.Kind,
+                             _ verify: (ClockUse) -> VerificationResult<T>) -> VerificationResult<T> {
+        guard let verifiedCache else { return verify(ClockUse()) }
+        let key = VerifiedJWSCache.Key(jws, kind: kind)
+        if let hit = verifiedCache.value(for: key) as? VerificationResult<T> { return hit }
+        let clockUse = ClockUse()
+        let result = verify(clockUse)
+        if !clockUse.used { verifiedCache.insert(result, for: key) }
+        return result
+    }
+
     /// Runs the shared JWS verification, then a payload-specific decoder.
-    func decode<T: Sendable>(_ jws: String, dateMembers: [String] = ["signedDate"],
+    func decode<T: Sendable>(_ jws: String, dateMembers: [String] = ["signedDate"], clockUse: ClockUse,
                              _ build: (JSONObject) throws(VerificationError) -> T) -> VerificationResult<T> {
-        switch core.verify(jws, dateMembers: dateMembers) {
+        switch core.verify(jws, dateMembers: dateMembers, clockUse: clockUse) {
         case .failure(let error):
             return .invalid(error)
         case .success(let verified):

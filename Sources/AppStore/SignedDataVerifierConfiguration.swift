@@ -42,13 +42,18 @@ public struct SignedDataVerifierConfiguration: Sendable {
         public var chainCacheCapacity: Int
         /// Rejected headers kept in the per-verifier cache. Default 256.
         public var rejectedHeaderCacheCapacity: Int
+        /// Whole verification outcomes kept by the exact JWS bytes (``VerifiedJWSCache``), least
+        /// recently used evicted; 0 turns the cache off. Default 10,000 (an entry is the decoded
+        /// payload, about 1 to 3 KB).
+        public var verifiedCacheCapacity: Int
 
         /// Creates limits; every parameter has the documented default.
         public init(maxJWSBytes: Int = 65_536, maxHeaderBytes: Int = 16_384, maxPayloadBytes: Int = 49_152,
                     maxJSONDepth: Int = 16,
                     earliestDate: Date = Date(timeIntervalSince1970: 946_684_800),
                     latestDate: Date = Date(timeIntervalSince1970: 4_102_444_800),
-                    chainCacheCapacity: Int = 64, rejectedHeaderCacheCapacity: Int = 256) {
+                    chainCacheCapacity: Int = 64, rejectedHeaderCacheCapacity: Int = 256,
+                    verifiedCacheCapacity: Int = 10_000) {
             self.maxJWSBytes = maxJWSBytes
             self.maxHeaderBytes = maxHeaderBytes
             self.maxPayloadBytes = maxPayloadBytes
@@ -57,6 +62,7 @@ public struct SignedDataVerifierConfiguration: Sendable {
             self.latestDate = latestDate
             self.chainCacheCapacity = chainCacheCapacity
             self.rejectedHeaderCacheCapacity = rejectedHeaderCacheCapacity
+            self.verifiedCacheCapacity = verifiedCacheCapacity
         }
 
         /// The accepted date range in milliseconds since 1970.
@@ -73,7 +79,7 @@ public struct SignedDataVerifierConfiguration: Sendable {
     ///   - environment: Accepted environments; default Production.
     ///   - allowedTestEnvironments: `Xcode`/`LocalTesting` to accept explicitly; default none.
     ///   - strictCertificateChecks: OpenSSL strict X.509 profile; default `true`.
-    ///   - limits: Bounds; default ``Limits/init(maxJWSBytes:maxHeaderBytes:maxPayloadBytes:maxJSONDepth:earliestDate:latestDate:chainCacheCapacity:rejectedHeaderCacheCapacity:)``.
+    ///   - limits: Bounds; default ``Limits/init(maxJWSBytes:maxHeaderBytes:maxPayloadBytes:maxJSONDepth:earliestDate:latestDate:chainCacheCapacity:rejectedHeaderCacheCapacity:verifiedCacheCapacity:)``.
     public init(trustAnchors: [X509Certificate] = [AppleRootCertificates.appleRootCAG3],
                 bundleIds: Set<String> = [],
                 appAppleId: Int64? = nil,
@@ -112,6 +118,7 @@ public struct SignedDataVerifierConfiguration: Sendable {
         }
         try VerifierPolicyChecks.check(limits.chainCacheCapacity, in: 1...100_000, key: "limits.chainCacheCapacity")
         try VerifierPolicyChecks.check(limits.rejectedHeaderCacheCapacity, in: 1...100_000, key: "limits.rejectedHeaderCacheCapacity")
+        try VerifierPolicyChecks.check(limits.verifiedCacheCapacity, in: 0...10_000_000, key: "limits.verifiedCacheCapacity")
     }
 
     /// Whether an environment claim is accepted: the policy, or an explicitly allowed test environment.

@@ -7,7 +7,7 @@ import Testing
 @Suite struct CacheTests {
     @Test func secondMessageWithSameHeaderDoesNotReparseCertificates() throws {
         let harness = try Harness()
-        let verifier = try harness.verifier()
+        let verifier = try harness.verifier(limits: .init(verifiedCacheCapacity: 0))
         #expect(verifier.verifyAndDecodeTransaction(try harness.signTransaction()).code == "valid")
         #expect(verifier.cacheStatistics.builds == 1)
         for index in 0..<5 {
@@ -20,7 +20,7 @@ import Testing
 
     @Test func cachedChainStillChecksEachMessagesDate() throws {
         let harness = try Harness()
-        let verifier = try harness.verifier()
+        let verifier = try harness.verifier(limits: .init(verifiedCacheCapacity: 0))
         #expect(verifier.verifyAndDecodeTransaction(try harness.signTransaction()).code == "valid")
         let late = Int64(TestClock.validUntil.timeIntervalSince1970 + 1) * 1000
         let early = Int64(TestClock.validFrom.timeIntervalSince1970 - 1) * 1000
@@ -33,7 +33,7 @@ import Testing
     @Test func rejectedHeadersAreCachedSeparately() throws {
         let trusted = try Harness(prefix: "trusted")
         let attacker = try Harness(prefix: "attacker")
-        let verifier = try trusted.verifier()
+        let verifier = try trusted.verifier(limits: .init(verifiedCacheCapacity: 0))
         for _ in 0..<3 {
             #expect(verifier.verifyAndDecodeTransaction(try attacker.signTransaction()).code == "untrusted-root")
         }
@@ -45,7 +45,7 @@ import Testing
     @Test func forgedSignatureDoesNotPoisonOrFillTheCache() throws {
         let harness = try Harness(prefix: "genuine")
         let other = try Harness(prefix: "other")
-        let verifier = try harness.verifier()
+        let verifier = try harness.verifier(limits: .init(verifiedCacheCapacity: 0))
         // First sight of the genuine header comes with a forged signature: nothing is cached.
         let forged = try JWSSigner(key: other.pki.leafKey, headerJSON: Array(harness.headerJSON().utf8))
             .sign(payloadJSON: Harness.transactionJSON())

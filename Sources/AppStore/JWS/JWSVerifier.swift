@@ -50,18 +50,20 @@ final class JWSVerifier: Sendable {
     ///   - dateMembers: Payload members holding the signing date, first present wins
     ///     (`signedDate`; app transactions add `receiptCreationDate`).
     /// - Returns: The verified chain and payload, or the first failure.
-    func verify(_ jws: String, dateMembers: [String] = ["signedDate"]) -> Result<Verified, VerificationError> {
+    ///   - clockUse: set when the outcome depended on the clock (no date member: the chain was
+    ///     checked at the current time), so the outcome must not be cached.
+    func verify(_ jws: String, dateMembers: [String] = ["signedDate"], clockUse: ClockUse? = nil) -> Result<Verified, VerificationError> {
         var input = jws
         return input.withUTF8 { bytes in
             do throws(VerificationError) {
-                return .success(try verify(bytes: bytes, dateMembers: dateMembers))
+                return .success(try verify(bytes: bytes, dateMembers: dateMembers, clockUse: clockUse))
             } catch {
                 return .failure(error)
             }
         }
     }
 
-    func verify(bytes: UnsafeBufferPointer<UInt8>, dateMembers: [String]) throws(VerificationError) -> Verified {
+    func verify(bytes: UnsafeBufferPointer<UInt8>, dateMembers: [String], clockUse: ClockUse? = nil) throws(VerificationError) -> Verified {
         guard bytes.count <= limits.maxJWSBytes else {
             throw VerificationError(.tooLarge, "JWS is \(bytes.count) bytes, limit \(limits.maxJWSBytes)")
         }
@@ -92,6 +94,7 @@ final class JWSVerifier: Sendable {
                 break
             }
         }
+        if signedDate == nil { clockUse?.used = true }
         let effective = signedDate ?? clock().millisecondsSince1970
         try chain.checkValidity(atMilliseconds: effective)
         return Verified(chain: chain, payload: object, signedDateMilliseconds: signedDate, effectiveDateMilliseconds: effective)
@@ -180,4 +183,9 @@ final class JWSVerifier: Sendable {
         guard let valid else { throw VerificationError(.invalidBase64URL, "signature segment is not canonical base64url") }
         guard valid else { throw VerificationError(.invalidSignature, "ES256 signature does not verify with the leaf key") }
     }
+}
+
+/// Whether one verification (with its nested ones) read the clock; one per call, never shared.
+final class ClockUse {
+    var used = false
 }

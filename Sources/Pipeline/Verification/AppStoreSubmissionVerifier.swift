@@ -26,6 +26,8 @@ import Foundation
 public struct AppStoreSubmissionVerifier: SubmissionVerifier {
     public let supportedKinds: Set<SubmissionKind>
     private let verifier: SignedDataVerifier
+    /// The offline JWS verifier (its verified-JWS cache statistics).
+    public var signedData: SignedDataVerifier { verifier }
     private let legacy: LegacyReceiptVerification?
     private let serverAPI: AppStoreServerAPIClient?
 

@@ -205,6 +205,7 @@ extension WorkerConfiguration {
         configuration.bundleIds = Set(verify.bundleIds)
         configuration.appAppleId = verify.appAppleId > 0 ? verify.appAppleId : nil
         configuration.environment = try CheckCommand.environmentPolicy(verify.environment)
+        configuration.limits.verifiedCacheCapacity = verify.verifiedCacheEntries
         return try SignedDataVerifier(configuration: configuration)
     }
 

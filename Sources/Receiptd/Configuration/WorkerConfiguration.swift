@@ -83,6 +83,9 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var appReceiptMode = "local"
         /// PEM/DER trust anchors for StoreKit 1 receipts; empty means the bundled Apple Inc. Root.
         var receiptTrustRoots: [String] = []
+        /// Whole JWS verification outcomes kept by the JWS's exact bytes (re-submitted
+        /// `jwsRepresentation`s skip ECDSA); 0 turns the cache off.
+        var verifiedCacheEntries = 10_000
         var serverApi = ServerAPI()
         var verifyReceipt = VerifyReceipt()
     }

@@ -1,0 +1,111 @@
+import Foundation
+import Synchronization
+import Testing
+@_spi(Testing) @testable import AppStore
+
+/// The whole-outcome cache keyed by the JWS's exact bytes: what it answers, what it must never
+/// keep (anything that read the clock), and its bound.
+@Suite struct VerifiedJWSCacheTests {
+    /// A clock the test moves.
+    final class MovableClock: Sendable {
+        private let now = Mutex(TestClock.inside)
+        func set(_ date: Date) { now.withLock { $0 = date } }
+        var read: @Sendable () -> Date { { self.now.withLock { $0 } } }
+    }
+
+    @Test func aResubmittedJWSIsAnsweredFromTheCacheWithTheSameResult() throws {
+        let harness = try Harness()
+        let verifier = try harness.verifier()
+        let jws = try harness.signTransaction()
+        let first = verifier.verifyAndDecodeTransaction(jws)
+        let second = verifier.verifyAndDecodeTransaction(jws)
+        #expect(first.code == "valid")
+        #expect(second.value?.transactionId == first.value?.transactionId)
+        #expect(verifier.verifiedCacheStatistics.hits == 1)
+        #expect(verifier.verifiedCacheStatistics.misses == 1)
+    }
+
+    @Test func aRejectionThatDidNotReadTheClockIsCachedToo() throws {
+        let harness = try Harness(prefix: "genuine")
+        let other = try Harness(prefix: "other")
+        let verifier = try harness.verifier()
+        let forged = try JWSSigner(key: other.pki.leafKey, headerJSON: Array(harness.headerJSON().utf8))
+            .sign(payloadJSON: Harness.transactionJSON())
+        #expect(verifier.verifyAndDecodeTransaction(forged).code == "invalid-signature")
+        #expect(verifier.verifyAndDecodeTransaction(forged).code == "invalid-signature")
+        #expect(verifier.verifiedCacheStatistics.hits == 1)
+    }
+
+    @Test func anOutcomeThatReadTheClockIsNeverCached() throws {
+        let harness = try Harness()
+        let clock = MovableClock()
+        let verifier = try harness.verifier(clock: clock.read)
+        // No signedDate: the chain is checked at the clock's time.
+        let jws = try harness.signTransaction(["signedDate": nil])
+        #expect(verifier.verifyAndDecodeTransaction(jws).code == "valid")
+        clock.set(TestClock.validUntil.addingTimeInterval(86_400))
+        #expect(verifier.verifyAndDecodeTransaction(jws).code == "certificate-expired")
+        clock.set(TestClock.inside)
+        #expect(verifier.verifyAndDecodeTransaction(jws).code == "valid")
+        #expect(verifier.verifiedCacheStatistics.hits == 0)
+    }
+
+    @Test func aNotificationWhoseNestedTransactionReadTheClockIsNotCached() throws {
+        let harness = try Harness()
+        let verifier = try harness.verifier()
+        let undated = try harness.signNotification(transaction: ["signedDate": nil])
+        #expect(verifier.verifyAndDecodeNotification(undated).code == "valid")
+        #expect(verifier.verifyAndDecodeNotification(undated).code == "valid")
+        #expect(verifier.verifiedCacheStatistics.hits == 0)
+        let dated = try harness.signNotification()
+        #expect(verifier.verifyAndDecodeNotification(dated).code == "valid")
+        #expect(verifier.verifyAndDecodeNotification(dated).code == "valid")
+        #expect(verifier.verifiedCacheStatistics.hits == 1)
+    }
+
+    @Test func theSameBytesVerifiedAsAnotherKindAreAnotherEntry() throws {
+        let harness = try Harness()
+        let verifier = try harness.verifier()
+        let jws = try harness.signTransaction()
+        #expect(verifier.verifyAndDecodeTransaction(jws).code == "valid")
+        // A transaction is not a notification: its own verdict, not the cached transaction.
+        #expect(verifier.verifyAndDecodeNotification(jws).code != "valid")
+        #expect(verifier.verifiedCacheStatistics.hits == 0)
+    }
+
+    @Test func theLeastRecentlyUsedEntryIsEvictedFirst() throws {
+        let harness = try Harness()
+        let verifier = try harness.verifier(limits: .init(verifiedCacheCapacity: 2))
+        let a = try harness.signTransaction(["transactionId": "\"a\""])
+        let b = try harness.signTransaction(["transactionId": "\"b\""])
+        let c = try harness.signTransaction(["transactionId": "\"c\""])
+        _ = verifier.verifyAndDecodeTransaction(a)
+        _ = verifier.verifyAndDecodeTransaction(b)
+        _ = verifier.verifyAndDecodeTransaction(a)  // hit: a is now the newest
+        _ = verifier.verifyAndDecodeTransaction(c)  // evicts b
+        #expect(verifier.verifiedCacheStatistics.hits == 1)
+        _ = verifier.verifyAndDecodeTransaction(a)
+        _ = verifier.verifyAndDecodeTransaction(c)
+        #expect(verifier.verifiedCacheStatistics.hits == 3)
+        _ = verifier.verifyAndDecodeTransaction(b)
+        #expect(verifier.verifiedCacheStatistics.hits == 3)
+        #expect(verifier.verifiedCacheStatistics.misses == 4)
+    }
+
+    @Test func capacityZeroTurnsTheCacheOff() throws {
+        let harness = try Harness()
+        let verifier = try harness.verifier(limits: .init(verifiedCacheCapacity: 0))
+        let jws = try harness.signTransaction()
+        _ = verifier.verifyAndDecodeTransaction(jws)
+        _ = verifier.verifyAndDecodeTransaction(jws)
+        #expect(verifier.verifiedCacheStatistics.hits == 0)
+        #expect(verifier.cacheStatistics.builds == 1)
+    }
+
+    @Test func aNegativeCapacityIsAConfigurationError() throws {
+        let harness = try Harness()
+        #expect(throws: AppStoreConfigurationError.self) {
+            _ = try harness.verifier(limits: .init(verifiedCacheCapacity: -1))
+        }
+    }
+}
