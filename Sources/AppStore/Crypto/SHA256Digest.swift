@@ -1,7 +1,11 @@
 import COpenSSL
 
-/// One-shot SHA-256 through OpenSSL's `SHA256()` (no EVP fetch, no allocation).
-enum SHA256Digest {
+/// SHA-256 through OpenSSL's one-shot `SHA256()` (no EVP fetch, no allocation): the one digest
+/// every module uses (JWS signing input, `payloadSHA256`, event ids, the verified-JWS cache).
+public enum SHA256Digest {
+    /// Size of a digest in bytes.
+    public static let byteCount = 32
+
     /// Hashes `count` bytes at `bytes` into the 32-byte buffer `output`.
     @inline(__always)
     static func hash(_ bytes: UnsafeRawPointer, count: Int, into output: UnsafeMutablePointer<UInt8>) {
@@ -9,13 +13,39 @@ enum SHA256Digest {
     }
 
     /// SHA-256 of a byte array.
-    static func hash(_ bytes: [UInt8]) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: 32)
-        bytes.withUnsafeBytes { input in
-            digest.withUnsafeMutableBufferPointer { output in
+    public static func hash(_ bytes: [UInt8]) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: byteCount) { output, initialized in
+            bytes.withUnsafeBytes { input in
                 _ = SHA256(input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count, output.baseAddress)
             }
+            initialized = byteCount
         }
-        return digest
+    }
+
+    /// Lower-case hex SHA-256 of `bytes`.
+    public static func hexDigest(_ bytes: [UInt8]) -> String {
+        bytes.withUnsafeBytes { hex(of: $0) }
+    }
+
+    /// Lower-case hex SHA-256 of the UTF-8 encoding of `string`.
+    public static func hexDigest(_ string: String) -> String {
+        var string = string
+        return string.withUTF8 { hex(of: UnsafeRawBufferPointer($0)) }
+    }
+
+    private static func hex(of input: UnsafeRawBufferPointer) -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: byteCount) { digest in
+            _ = SHA256(input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count, digest.baseAddress)
+            return String(unsafeUninitializedCapacity: byteCount * 2) { text in
+                let digits: StaticString = "0123456789abcdef"
+                digits.withUTF8Buffer { digits in
+                    for (index, byte) in digest.enumerated() {
+                        text[2 * index] = digits[Int(byte >> 4)]
+                        text[2 * index + 1] = digits[Int(byte & 0x0f)]
+                    }
+                }
+                return byteCount * 2
+            }
+        }
     }
 }
