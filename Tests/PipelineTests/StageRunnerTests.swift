@@ -184,6 +184,25 @@ struct StageRunnerTests {
         #expect(metrics.counter("receiptd_stage_records_total", labels: [("stage", "verify"), ("outcome", "dead-lettered")]) == 1)
     }
 
+    /// A stage that waits on nothing outside runs without the timer: work longer than the
+    /// timeout still completes (a timer could not interrupt computation anyway).
+    @Test func aComputeOnlyStageIsNotTimedOut() async throws {
+        let transport = InMemoryTransport()
+        let stage = ComputeOnlyStage { input, _ in
+            try await Task.sleep(for: .milliseconds(300))  // stands in for long computation
+            return .emit([TestOutput(id: input.id, recordKey: input.key)])
+        }
+        transport.produce(TestMessage(id: "m0"))
+        let runner = StageRunner(stage: stage, source: transport.source(group: "g", topics: ["receipts.ingested"]),
+                                 sink: transport.sink, configuration: StageRunnerConfiguration(processingTimeout: .milliseconds(50)),
+                                 logger: .disabled, metrics: MetricsRegistry(), clock: { Fixtures.now })
+        try await whileRunning(runner) {
+            #expect(await transport.waitUntil { $0.storedOffset(group: "g", topic: "receipts.ingested") == 0 })
+        }
+        #expect(transport.records(in: "receipts.dead-letter").isEmpty)
+        #expect(transport.records(in: "receipts.verified").count == 1)
+    }
+
     @Test func processingTimeoutIsATransientFailure() async throws {
         let transport = InMemoryTransport()
         let stage = ClosureStage { _, _ in

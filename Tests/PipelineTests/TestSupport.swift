@@ -211,6 +211,20 @@ struct ClosureStage: Stage {
     static let echo = ClosureStage { input, _ in .emit([TestOutput(id: input.id, recordKey: input.key)]) }
 }
 
+/// A ``ClosureStage`` that declares it waits on nothing outside (no processing timeout).
+struct ComputeOnlyStage: Stage {
+    typealias Input = TestMessage
+    typealias Output = TestOutput
+    static var name: StageName { .verify }
+    static var waitsOnOutside: Bool { false }
+
+    let body: @Sendable (TestMessage, StageContext) async throws -> StageResult<TestOutput>
+
+    func process(_ input: TestMessage, context: StageContext) async throws -> StageResult<TestOutput> {
+        try await body(input, context)
+    }
+}
+
 extension InMemoryTransport {
     /// Produces a test message to `topic` keyed by its key.
     @discardableResult

@@ -140,6 +140,13 @@ extension StageRunner {
     /// Runs `process` racing the per-record timeout; the loser is cancelled.
     private func processWithTimeout(_ input: S.Input, context: StageContext) async -> Result<StageResult<S.Output>, any Error> {
         let stage = self.stage
+        guard S.waitsOnOutside else {
+            do {
+                return .success(try await stage.process(input, context: context))
+            } catch {
+                return .failure(error)
+            }
+        }
         let timeout = configuration.processingTimeout
         return await withTaskGroup(of: Result<StageResult<S.Output>, any Error>?.self) { group in
             group.addTask {

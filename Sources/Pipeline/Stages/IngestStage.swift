@@ -25,6 +25,7 @@ public struct IngestStage: Stage {
     public typealias Input = [UInt8]
     public typealias Output = IngestedSubmission
     public static var name: StageName { .ingest }
+    public static var waitsOnOutside: Bool { false }
 
     /// The limits applied.
     public var configuration: IngestConfiguration

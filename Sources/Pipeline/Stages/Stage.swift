@@ -23,15 +23,24 @@ public protocol Stage: Sendable {
     ///   - context: logger, attempt number, clock and provenance of the record.
     /// - Returns: outputs to emit, a permanent rejection, or a deliberate end without output.
     /// - Throws: a ``ClassifiedError`` (or any error, counted as transient).
-    /// - Important: the runner enforces a timeout by cancelling the task; long waits inside
-    ///   `process` must be cancellable (they are, for `Task.sleep` and well-behaved clients).
+    /// - Important: for a stage that ``waitsOnOutside``, the runner enforces a timeout by
+    ///   cancelling the task; long waits inside `process` must be cancellable (they are, for
+    ///   `Task.sleep` and well-behaved clients).
     func process(_ input: Input, context: StageContext) async throws -> StageResult<Output>
 
     /// Turns a record value into ``Input``; a throw dead-letters the record as `undecodable`.
     static func decodeInput(_ value: [UInt8]) throws -> Input
+
+    /// Whether `process` may wait on something outside the process (a network call) that the
+    /// runner's processing timeout should cut short. Default `true`; a stage that only computes
+    /// (and waits at most for its own outputs' acknowledgements, which the producer bounds) says
+    /// `false` and saves a timer and a child task per record.
+    static var waitsOnOutside: Bool { get }
 }
 
 extension Stage {
+    public static var waitsOnOutside: Bool { true }
+
     /// Decodes a JSON contract (``ContractCoding``).
     public static func decodeInput(_ value: [UInt8]) throws -> Input {
         try ContractCoding.decode(Input.self, from: value)
