@@ -15,9 +15,7 @@ public enum ContractCoding {
     /// Encodes `value` as compact JSON bytes with sorted keys.
     /// - Throws: `EncodingError` when the value cannot be represented (e.g. a non-finite double).
     public static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array(try encoder.encode(value))
+        try ContractJSONEncoder.encode(value)
     }
 
     /// Decodes a contract from JSON bytes.

@@ -97,9 +97,12 @@ struct BenchCommand: Command {
             let runner = StageRunner(stage: stage, source: transport.source(group: label, topics: [topics.input(of: S.name)],
                                                                              finishWhenIdle: true),
                                      sink: transport.sink, configuration: runnerConfiguration, logger: .disabled, metrics: MetricsRegistry())
+            let cpuBefore = processCPUSeconds()
             let elapsed = try await clock.measure { try await runner.run() }
+            let cpu = processCPUSeconds() - cpuBefore
             let taken = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            printError(String(format: "%@: %d records in %.2f s = %.0f/s", label, count, taken, Double(count) / taken))
+            printError(String(format: "%@: %d records in %.2f s = %.0f/s, %.1f µs CPU per record", label, count, taken,
+                              Double(count) / taken, cpu * 1e6 / Double(count)))
             return taken
         }
         seconds.append(try await stage(IngestStage()))

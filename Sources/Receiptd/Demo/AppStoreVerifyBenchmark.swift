@@ -65,9 +65,9 @@ struct AppStoreVerifyBenchmark {
                                  configuration: StageRunnerConfiguration(topics: topics, maxInFlight: maxInFlight),
                                  logger: .disabled, metrics: MetricsRegistry())
         let clock = ContinuousClock()
-        let cpuBefore = Self.processCPUSeconds()
+        let cpuBefore = processCPUSeconds()
         let elapsed = try await clock.measure { try await runner.run() }
-        let cpu = Self.processCPUSeconds() - cpuBefore
+        let cpu = processCPUSeconds() - cpuBefore
         let verified = transport.records(in: topics.verified).count
         guard verified == submissions else {
             let reasons = transport.records(in: topics.deadLetter).compactMap { RecordHeaders.value(of: RecordHeaders.error, in: $0.headers) }
@@ -92,13 +92,5 @@ struct AppStoreVerifyBenchmark {
         }
         limit.rlim_cur = rlim_t(needed)
         _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-    }
-
-    /// User plus system CPU seconds used so far by every thread of this process.
-    private static func processCPUSeconds() -> Double {
-        var usage = rusage()
-        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
-        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 }

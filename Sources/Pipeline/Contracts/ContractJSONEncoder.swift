@@ -1,0 +1,318 @@
+import Foundation
+
+/// The contracts' JSON encoder: compact, keys sorted, slashes not escaped; the bytes Foundation's
+/// `JSONEncoder` writes with `[.sortedKeys, .withoutEscapingSlashes]` (ContractEncoderTests holds
+/// it to that), at a fraction of the cost: values go into a small tree of enum nodes and are
+/// written once into one byte buffer, where Foundation builds, sorts and serialises through
+/// generic boxes and `String` comparisons.
+///
+/// A non-finite double throws, as there.
+struct ContractJSONEncoder {
+    static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+        let root = NodeEncoder(codingPath: [])
+        try value.encode(to: root)
+        var out: [UInt8] = []
+        out.reserveCapacity(1024)
+        root.node.write(to: &out)
+        return out
+    }
+}
+
+/// A value being encoded. Containers are reference boxes so that a container handed out by the
+/// `Encoder` API can still be filled after its parent recorded it.
+private enum Node {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case uint(UInt64)
+    case double(Double)
+    case string(String)
+    case object(ObjectBox)
+    case array(ArrayBox)
+    /// A single-value container not written to (Foundation writes `{}` for an empty encode).
+    case empty
+
+    func write(to out: inout [UInt8]) {
+        switch self {
+        case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+        case .bool(let value): out.append(contentsOf: value ? [0x74, 0x72, 0x75, 0x65] : [0x66, 0x61, 0x6C, 0x73, 0x65])
+        case .int(let value): out.append(contentsOf: String(value).utf8)
+        case .uint(let value): out.append(contentsOf: String(value).utf8)
+        case .double(let value): Self.write(value, to: &out)
+        case .string(let value): Self.write(value, to: &out)
+        case .object(let box): box.write(to: &out)
+        case .array(let box): box.write(to: &out)
+        case .empty: out.append(contentsOf: [0x7B, 0x7D])
+        }
+    }
+
+    /// As Foundation: Swift's shortest round-trip form, without a trailing `.0`.
+    static func write(_ value: Double, to out: inout [UInt8]) {
+        var text = value.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        out.append(contentsOf: text.utf8)
+    }
+
+    static func write(_ string: String, to out: inout [UInt8]) {
+        out.append(0x22)
+        var string = string
+        string.withUTF8 { bytes in
+            var start = 0
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+                if start < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index])) }
+                start = index + 1
+                switch byte {
+                case 0x22: out.append(contentsOf: [0x5C, 0x22])
+                case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
+                case 0x0D: out.append(contentsOf: [0x5C, 0x72])
+                case 0x09: out.append(contentsOf: [0x5C, 0x74])
+                case 0x08: out.append(contentsOf: [0x5C, 0x62])
+                case 0x0C: out.append(contentsOf: [0x5C, 0x66])
+                default:
+                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                    out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+                }
+            }
+            if start < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...])) }
+        }
+        out.append(0x22)
+    }
+}
+
+private final class ObjectBox {
+    /// Members in the order encoded; a key encoded twice keeps its last value (as Foundation).
+    var members: [(key: String, value: Node)] = []
+
+    func set(_ value: Node, for key: String) {
+        members.append((key, value))
+    }
+
+    func write(to out: inout [UInt8]) {
+        out.append(0x7B)
+        let order = members.indices.sorted { members[$0].key < members[$1].key || (members[$0].key == members[$1].key && $0 < $1) }
+        var first = true
+        for (position, index) in order.enumerated() {
+            if position + 1 < order.count, members[order[position + 1]].key == members[index].key { continue }
+            if !first { out.append(0x2C) }
+            first = false
+            Node.write(members[index].key, to: &out)
+            out.append(0x3A)
+            members[index].value.write(to: &out)
+        }
+        out.append(0x7D)
+    }
+}
+
+private final class ArrayBox {
+    var items: [Node] = []
+
+    func write(to out: inout [UInt8]) {
+        out.append(0x5B)
+        for (index, item) in items.enumerated() {
+            if index > 0 { out.append(0x2C) }
+            item.write(to: &out)
+        }
+        out.append(0x5D)
+    }
+}
+
+/// The `Encoder` for one value: it becomes an object, an array or a single value.
+private final class NodeEncoder: Encoder {
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    var node: Node = .empty
+
+    init(codingPath: [any CodingKey]) {
+        self.codingPath = codingPath
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        let box: ObjectBox
+        if case .object(let existing) = node {
+            box = existing
+        } else {
+            box = ObjectBox()
+            node = .object(box)
+        }
+        return KeyedEncodingContainer(KeyedContainer<Key>(box: box, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        let box: ArrayBox
+        if case .array(let existing) = node {
+            box = existing
+        } else {
+            box = ArrayBox()
+            node = .array(box)
+        }
+        return UnkeyedContainer(box: box, codingPath: codingPath)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer { SingleContainer(encoder: self) }
+
+    /// Encodes a nested value into a node (scalars directly, anything else through an encoder).
+    static func node<T: Encodable>(for value: T, at codingPath: [any CodingKey]) throws -> Node {
+        switch value {
+        case let string as String: return .string(string)
+        case let int as Int: return .int(Int64(int))
+        case let int as Int64: return .int(int)
+        case let int as Int32: return .int(Int64(int))
+        case let bool as Bool: return .bool(bool)
+        case let double as Double: return try checked(double, at: codingPath)
+        // Types whose JSONEncoder form differs from their own `encode(to:)`:
+        case let data as Data: return .string(data.base64EncodedString())
+        case let url as URL: return .string(url.absoluteString)
+        case let decimal as Decimal: return .double(NSDecimalNumber(decimal: decimal).doubleValue)
+        default:
+            let encoder = NodeEncoder(codingPath: codingPath)
+            try value.encode(to: encoder)
+            return encoder.node
+        }
+    }
+
+    static func checked(_ value: Double, at codingPath: [any CodingKey]) throws -> Node {
+        guard value.isFinite else {
+            throw EncodingError.invalidValue(value, .init(codingPath: codingPath, debugDescription: "non-finite double"))
+        }
+        return .double(value)
+    }
+}
+
+private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let box: ObjectBox
+    let codingPath: [any CodingKey]
+
+    mutating func encodeNil(forKey key: Key) throws { box.set(.null, for: key.stringValue) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { box.set(.bool(value), for: key.stringValue) }
+    mutating func encode(_ value: String, forKey key: Key) throws { box.set(.string(value), for: key.stringValue) }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        box.set(try NodeEncoder.checked(value, at: codingPath + [key]), for: key.stringValue)
+    }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        box.set(try NodeEncoder.checked(Double(value), at: codingPath + [key]), for: key.stringValue)
+    }
+    mutating func encode(_ value: Int, forKey key: Key) throws { box.set(.int(Int64(value)), for: key.stringValue) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { box.set(.int(Int64(value)), for: key.stringValue) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { box.set(.int(Int64(value)), for: key.stringValue) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { box.set(.int(Int64(value)), for: key.stringValue) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { box.set(.int(value), for: key.stringValue) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { box.set(.uint(UInt64(value)), for: key.stringValue) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { box.set(.uint(UInt64(value)), for: key.stringValue) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { box.set(.uint(UInt64(value)), for: key.stringValue) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { box.set(.uint(UInt64(value)), for: key.stringValue) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { box.set(.uint(value), for: key.stringValue) }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        box.set(try NodeEncoder.node(for: value, at: codingPath + [key]), for: key.stringValue)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type,
+                                                        forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        let nested = ObjectBox()
+        box.set(.object(nested), for: key.stringValue)
+        return KeyedEncodingContainer(KeyedContainer<NestedKey>(box: nested, codingPath: codingPath + [key]))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        let nested = ArrayBox()
+        box.set(.array(nested), for: key.stringValue)
+        return UnkeyedContainer(box: nested, codingPath: codingPath + [key])
+    }
+
+    mutating func superEncoder() -> any Encoder { SuperEncoder(box: box, key: "super", codingPath: codingPath) }
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        SuperEncoder(box: box, key: key.stringValue, codingPath: codingPath + [key])
+    }
+}
+
+private struct UnkeyedContainer: UnkeyedEncodingContainer {
+    let box: ArrayBox
+    let codingPath: [any CodingKey]
+    var count: Int { box.items.count }
+
+    mutating func encodeNil() throws { box.items.append(.null) }
+    mutating func encode(_ value: Bool) throws { box.items.append(.bool(value)) }
+    mutating func encode(_ value: String) throws { box.items.append(.string(value)) }
+    mutating func encode(_ value: Double) throws { box.items.append(try NodeEncoder.checked(value, at: codingPath)) }
+    mutating func encode(_ value: Int) throws { box.items.append(.int(Int64(value))) }
+    mutating func encode(_ value: Int64) throws { box.items.append(.int(value)) }
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        box.items.append(try NodeEncoder.node(for: value, at: codingPath))
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        let nested = ObjectBox()
+        box.items.append(.object(nested))
+        return KeyedEncodingContainer(KeyedContainer<NestedKey>(box: nested, codingPath: codingPath))
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        let nested = ArrayBox()
+        box.items.append(.array(nested))
+        return UnkeyedContainer(box: nested, codingPath: codingPath)
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        let encoder = NodeEncoder(codingPath: codingPath)
+        let index = box.items.count
+        box.items.append(.empty)
+        return DeferredEncoder(encoder: encoder) { [box] node in box.items[index] = node }
+    }
+}
+
+private struct SingleContainer: SingleValueEncodingContainer {
+    let encoder: NodeEncoder
+    var codingPath: [any CodingKey] { encoder.codingPath }
+
+    mutating func encodeNil() throws { encoder.node = .null }
+    mutating func encode(_ value: Bool) throws { encoder.node = .bool(value) }
+    mutating func encode(_ value: String) throws { encoder.node = .string(value) }
+    mutating func encode(_ value: Double) throws { encoder.node = try NodeEncoder.checked(value, at: codingPath) }
+    mutating func encode(_ value: Int) throws { encoder.node = .int(Int64(value)) }
+    mutating func encode(_ value: Int64) throws { encoder.node = .int(value) }
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        encoder.node = try NodeEncoder.node(for: value, at: codingPath)
+    }
+}
+
+/// `superEncoder(forKey:)`: an encoder whose result lands under `key` of the parent object.
+private final class SuperEncoder: Encoder {
+    let inner: NodeEncoder
+    let box: ObjectBox
+    let key: String
+    var codingPath: [any CodingKey] { inner.codingPath }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    init(box: ObjectBox, key: String, codingPath: [any CodingKey]) {
+        inner = NodeEncoder(codingPath: codingPath)
+        self.box = box
+        self.key = key
+    }
+
+    deinit { box.set(inner.node, for: key) }
+
+    func container<K: CodingKey>(keyedBy type: K.Type) -> KeyedEncodingContainer<K> { inner.container(keyedBy: type) }
+    func unkeyedContainer() -> any UnkeyedEncodingContainer { inner.unkeyedContainer() }
+    func singleValueContainer() -> any SingleValueEncodingContainer { inner.singleValueContainer() }
+}
+
+/// An unkeyed container's super encoder: its result replaces a placeholder when released.
+private final class DeferredEncoder: Encoder {
+    let encoder: NodeEncoder
+    let finish: (Node) -> Void
+    var codingPath: [any CodingKey] { encoder.codingPath }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    init(encoder: NodeEncoder, finish: @escaping (Node) -> Void) {
+        self.encoder = encoder
+        self.finish = finish
+    }
+
+    deinit { finish(encoder.node) }
+
+    func container<K: CodingKey>(keyedBy type: K.Type) -> KeyedEncodingContainer<K> { encoder.container(keyedBy: type) }
+    func unkeyedContainer() -> any UnkeyedEncodingContainer { encoder.unkeyedContainer() }
+    func singleValueContainer() -> any SingleValueEncodingContainer { encoder.singleValueContainer() }
+}
