@@ -170,7 +170,7 @@ struct BrokenSample {
 
     static func load(_ file: String) throws -> JSONValue {
         let url = JSONSchemaValidator.schemaDirectory.appendingPathComponent("\(file).schema.json")
-        return try ContractCoding.decode(JSONValue.self, from: Array(try Data(contentsOf: url)))
+        return try JSONParser.parse(Array(try Data(contentsOf: url)), maxDepth: 64)
     }
 
     /// The root and every `$defs` entry that describes an object, by path.
@@ -213,7 +213,7 @@ struct BrokenSample {
 
     @Test func encodedSamplesHaveExactlyTheDescribedMembers() async throws {
         for item in try await ContractSamples.make().cases() where item.schema != "receipt-submitted.v1" {
-            let members = try ContractCoding.decode(JSONValue.self, from: item.json).objectValue?.keys
+            let members = try JSONParser.parse(item.json, maxDepth: 64).objectValue?.keys
             let described = try Self.load(item.schema)["properties"]?.objectValue?.keys
             #expect(members.map(Set.init) == described.map(Set.init), "\(item.id)")
         }
@@ -279,7 +279,7 @@ extension JSONValue {
     subscript(key: String) -> JSONValue? { objectValue?[key] }
 
     var objectValue: [String: JSONValue]? {
-        if case .object(let value) = self { return value }
+        if case .object(let value) = self { return value.members }
         return nil
     }
 

@@ -7,7 +7,7 @@
 ///   no BOM, no trailing data, no comments, no trailing commas, no `NaN`/`Infinity`;
 /// - strings must be valid UTF-8 without raw control characters; `\u` escapes must not form lone surrogates;
 /// - numbers follow the RFC grammar exactly (no leading zeros, `+`, or bare `.`); integers are exact `Int64`.
-struct JSONParser {
+public struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private let maxDepth: Int
     private var index = 0
@@ -23,7 +23,7 @@ struct JSONParser {
     ///   - maxDepth: The deepest allowed container nesting (a top-level object is depth 1).
     /// - Returns: The value.
     /// - Throws: ``VerificationError`` with `invalid-json`, `duplicate-json-member` or `json-too-deep`.
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) throws(VerificationError) -> JSONValue {
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) throws(VerificationError) -> JSONValue {
         var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
@@ -33,7 +33,7 @@ struct JSONParser {
     }
 
     /// Parses a JSON document from an array.
-    static func parse(_ bytes: [UInt8], maxDepth: Int) throws(VerificationError) -> JSONValue {
+    public static func parse(_ bytes: [UInt8], maxDepth: Int) throws(VerificationError) -> JSONValue {
         let result: Result<JSONValue, VerificationError> = bytes.withUnsafeBufferPointer { buffer in
             do throws(VerificationError) { return .success(try parse(buffer, maxDepth: maxDepth)) } catch { return .failure(error) }
         }

@@ -2,7 +2,7 @@
 ///
 /// Numbers written without fraction or exponent that fit in `Int64` are ``integer(_:)``; every
 /// other number is ``number(_:)``, so callers can insist on integers (millisecond dates).
-enum JSONValue: Sendable, Equatable {
+public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -12,7 +12,7 @@ enum JSONValue: Sendable, Equatable {
     case object(JSONObject)
 
     /// The JSON type name, for error details.
-    var typeName: String {
+    public var typeName: String {
         switch self {
         case .null: "null"
         case .bool: "boolean"
@@ -26,16 +26,16 @@ enum JSONValue: Sendable, Equatable {
 }
 
 /// A JSON object whose member names are unique (the parser rejects duplicates).
-struct JSONObject: Sendable, Equatable {
-    var members: [String: JSONValue]
+public struct JSONObject: Sendable, Equatable {
+    public var members: [String: JSONValue]
 
-    init(members: [String: JSONValue] = [:]) {
+    public init(members: [String: JSONValue] = [:]) {
         self.members = members
     }
 
     /// The member value, or `nil` when absent.
-    subscript(key: String) -> JSONValue? { members[key] }
+    public subscript(key: String) -> JSONValue? { members[key] }
 
     /// Member names in arbitrary order.
-    var keys: Dictionary<String, JSONValue>.Keys { members.keys }
+    public var keys: Dictionary<String, JSONValue>.Keys { members.keys }
 }

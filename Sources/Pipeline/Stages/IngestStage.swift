@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import Observability
 
@@ -72,13 +73,14 @@ public struct IngestStage: Stage {
         }
         let value: JSONValue
         do {
-            value = try ContractCoding.decode(JSONValue.self, from: bytes)
+            value = try JSONParser.parse(bytes, maxDepth: Self.maxJSONDepth)
         } catch {
-            throw Rejection(reason: .invalidJSON, detail: "record value is not valid JSON")
+            throw Rejection(reason: .invalidJSON, detail: "record value is not valid JSON: \(error.detail)")
         }
-        guard case .object(let object) = value else {
+        guard case .object(let parsed) = value else {
             throw Rejection(reason: .invalidJSON, detail: "record value is a JSON \(value.typeName), not an object")
         }
+        let object = parsed.members
         var fields = FieldReader(object: object)
 
         guard case .string(let schema)? = object["schema"], schema == ReceiptSubmitted.schema else {
@@ -145,6 +147,9 @@ public struct IngestStage: Stage {
             throw fields.rejection(.malformedPayload, detail)
         }
     }
+
+    /// A submission is a flat object; anything deeper than this is not one.
+    static let maxJSONDepth = 16
 
     static func isSubmissionIdByte(_ byte: UInt8) -> Bool {
         PayloadNormaliser.isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
