@@ -93,7 +93,7 @@ struct ChaosLedger {
         row("WRONG FINAL OWNER STATES", owners.map { "\($0.wrong.count)" } ?? "-")
         row("owner keys not expected", owners.map { "\($0.unexpected.count)" } ?? "-")
         lines += OwnerStateCheck.describe(owners)
-        row("retention passed a committed offset or a state topic's start", retentionViolations.count)
+        row("retention dropped unread or state records", retentionViolations.count)
         row("records re-read by the tally (ignored)", counts.rereads)
         if let bound = backpressure.first?.maxInFlight {
             // The runner pauses at the bound; records librdkafka had prefetched before the pause took
