@@ -18,10 +18,10 @@ public enum ContractCoding {
         try ContractJSONEncoder.encode(value)
     }
 
-    /// Decodes a contract from JSON bytes.
+    /// Decodes a contract from JSON bytes (strict JSON: duplicate members and trailing data refused).
     /// - Throws: `DecodingError` when the bytes are not JSON or do not match the contract.
     public static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-        try JSONDecoder().decode(type, from: Data(bytes))
+        try ContractJSONDecoder.decode(type, from: bytes)
     }
 
     /// Formats an instant as a contract timestamp: RFC 3339 UTC, milliseconds only when non-zero.

@@ -26,6 +26,7 @@ private enum Node {
     case int(Int64)
     case uint(UInt64)
     case double(Double)
+    case float(Float)
     case string(String)
     case object(ObjectBox)
     case array(ArrayBox)
@@ -38,7 +39,8 @@ private enum Node {
         case .bool(let value): out.append(contentsOf: value ? [0x74, 0x72, 0x75, 0x65] : [0x66, 0x61, 0x6C, 0x73, 0x65])
         case .int(let value): out.append(contentsOf: String(value).utf8)
         case .uint(let value): out.append(contentsOf: String(value).utf8)
-        case .double(let value): Self.write(value, to: &out)
+        case .double(let value): Self.write(number: value.description, to: &out)
+        case .float(let value): Self.write(number: value.description, to: &out)
         case .string(let value): Self.write(value, to: &out)
         case .object(let box): box.write(to: &out)
         case .array(let box): box.write(to: &out)
@@ -46,9 +48,9 @@ private enum Node {
         }
     }
 
-    /// As Foundation: Swift's shortest round-trip form, without a trailing `.0`.
-    static func write(_ value: Double, to out: inout [UInt8]) {
-        var text = value.description
+    /// A number as Foundation writes it: Swift's shortest round-trip form, without a trailing `.0`.
+    static func write(number text: String, to out: inout [UInt8]) {
+        var text = text
         if text.hasSuffix(".0") { text.removeLast(2) }
         out.append(contentsOf: text.utf8)
     }
@@ -162,6 +164,12 @@ private final class NodeEncoder: Encoder {
         case let int as Int32: return .int(Int64(int))
         case let bool as Bool: return .bool(bool)
         case let double as Double: return try checked(double, at: codingPath)
+        case let float as Float:
+            _ = try checked(Double(float), at: codingPath)
+            return .float(float)
+        case let integer as any FixedWidthInteger:
+            if let signed = Int64(exactly: integer) { return .int(signed) }
+            return .uint(UInt64(integer))
         // Types whose JSONEncoder form differs from their own `encode(to:)`:
         case let data as Data: return .string(data.base64EncodedString())
         case let url as URL: return .string(url.absoluteString)
@@ -192,7 +200,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         box.set(try NodeEncoder.checked(value, at: codingPath + [key]), for: key.stringValue)
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
-        box.set(try NodeEncoder.checked(Double(value), at: codingPath + [key]), for: key.stringValue)
+        box.set(try NodeEncoder.node(for: value, at: codingPath + [key]), for: key.stringValue)
     }
     mutating func encode(_ value: Int, forKey key: Key) throws { box.set(.int(Int64(value)), for: key.stringValue) }
     mutating func encode(_ value: Int8, forKey key: Key) throws { box.set(.int(Int64(value)), for: key.stringValue) }
