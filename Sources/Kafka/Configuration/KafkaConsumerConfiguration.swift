@@ -96,6 +96,12 @@ public struct KafkaConsumerConfiguration: Sendable {
     /// every message it takes (processed, skipped or dead-lettered). `nil` (the default) skips
     /// the wait.
     public var revokeDrainTimeout: Duration?
+    /// How often librdkafka reports its statistics to ``onStatistics`` (`statistics.interval.ms`);
+    /// nil (the default) turns them off.
+    public var statisticsInterval: Duration?
+    /// Called on the consumer's poll thread with each statistics report (queue depths, broker
+    /// round-trip, the group's state and rebalances, each partition's lag). Keep it short.
+    public var onStatistics: (@Sendable (KafkaStatistics) -> Void)?
     /// Raw librdkafka properties passed through unchanged (SASL, SSL, fetch sizes).
     /// Keys owned by a typed field or by the fixed delivery semantics are rejected.
     public var additionalProperties: [String: String] = [:]
@@ -119,6 +125,7 @@ public struct KafkaConsumerConfiguration: Sendable {
         "auto.commit.interval.ms": "set autoCommitInterval", "isolation.level": "set isolationLevel",
         "partition.assignment.strategy": "set partitionAssignmentStrategy",
         "enable.partition.eof": "partition EOF events are not surfaced by KafkaConsumer",
+        "statistics.interval.ms": "set statisticsInterval",
     ]
 
     /// Checks every field and reports the first problem precisely, before any client exists.
@@ -145,6 +152,10 @@ public struct KafkaConsumerConfiguration: Sendable {
             KafkaNames.durationProblem(
                 autoCommitInterval, field: "\(field).autoCommitInterval", atLeastMilliseconds: 1,
                 atMostMilliseconds: 86_400_000),
+            statisticsInterval.flatMap {
+                KafkaNames.durationProblem($0, field: "\(field).statisticsInterval", atLeastMilliseconds: 1,
+                                           atMostMilliseconds: 86_400_000)
+            },
             heartbeatInterval >= sessionTimeout
                 ? "\(field).heartbeatInterval (\(heartbeatInterval)) must be shorter than sessionTimeout (\(sessionTimeout))"
                 : nil,
@@ -207,6 +218,9 @@ public struct KafkaConsumerConfiguration: Sendable {
         properties["auto.commit.interval.ms"] = String(autoCommitInterval.kafkaMilliseconds)
         properties["isolation.level"] = isolationLevel.rawValue
         properties["partition.assignment.strategy"] = partitionAssignmentStrategy.rawValue
+        if let statisticsInterval, onStatistics != nil {
+            properties["statistics.interval.ms"] = String(statisticsInterval.kafkaMilliseconds)
+        }
         switch consumptionStrategy {
         case .group(let id, _):
             properties["group.id"] = id
