@@ -29,9 +29,15 @@ public struct KafkaStatistics: Sendable, Decodable, Equatable {
         public var outboundQueue: Int64 = 0
         /// Average round-trip time in microseconds over the last interval (`rtt.avg`).
         public var rttAverageMicroseconds: Int64 = 0
+        /// `configured`, `learned`, or `logical`/`internal` for librdkafka's own placeholders
+        /// (the group coordinator handle), which are not separate brokers.
+        public var source: String = ""
+
+        /// Whether this entry is a real broker connection (not a placeholder).
+        public var isBroker: Bool { nodeId >= 0 && source != "logical" && source != "internal" }
 
         enum CodingKeys: String, CodingKey {
-            case state, nodeid, waitresp_cnt, outbuf_cnt, rtt
+            case state, nodeid, waitresp_cnt, outbuf_cnt, rtt, source
         }
         struct Window: Decodable { var avg: Int64? }
 
@@ -42,6 +48,7 @@ public struct KafkaStatistics: Sendable, Decodable, Equatable {
             waitingResponses = try c.decodeIfPresent(Int64.self, forKey: .waitresp_cnt) ?? 0
             outboundQueue = try c.decodeIfPresent(Int64.self, forKey: .outbuf_cnt) ?? 0
             rttAverageMicroseconds = try c.decodeIfPresent(Window.self, forKey: .rtt)?.avg ?? 0
+            source = try c.decodeIfPresent(String.self, forKey: .source) ?? ""
         }
     }
 
@@ -67,8 +74,20 @@ public struct KafkaStatistics: Sendable, Decodable, Equatable {
         public var fetchQueue: Int64 = 0
         /// Whether this client consumes the partition (`fetch_state` other than `none`).
         public var isFetching: Bool = false
+        /// The partition's high and low watermarks (`hi_offset`, `lo_offset`; `-1` when unknown).
+        public var highWatermark: Int64 = -1
+        public var lowWatermark: Int64 = -1
 
-        enum CodingKeys: String, CodingKey { case consumer_lag, fetchq_cnt, fetch_state }
+        /// The lag: librdkafka's own once the group has a committed offset; before that (a
+        /// partition nobody committed on) everything retained, `hi_offset - lo_offset`. Nil when
+        /// neither is known yet.
+        public var lag: Int64? {
+            if consumerLag >= 0 { return consumerLag }
+            if highWatermark >= 0, lowWatermark >= 0 { return highWatermark - lowWatermark }
+            return nil
+        }
+
+        enum CodingKeys: String, CodingKey { case consumer_lag, fetchq_cnt, fetch_state, hi_offset, lo_offset }
 
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -76,6 +95,8 @@ public struct KafkaStatistics: Sendable, Decodable, Equatable {
             fetchQueue = try c.decodeIfPresent(Int64.self, forKey: .fetchq_cnt) ?? 0
             let state = try c.decodeIfPresent(String.self, forKey: .fetch_state) ?? "none"
             isFetching = state != "none" && state != "stopped"
+            highWatermark = try c.decodeIfPresent(Int64.self, forKey: .hi_offset) ?? -1
+            lowWatermark = try c.decodeIfPresent(Int64.self, forKey: .lo_offset) ?? -1
         }
     }
 
@@ -122,6 +143,6 @@ public struct KafkaStatistics: Sendable, Decodable, Equatable {
 
     /// Whether a broker (other than a bootstrap placeholder) is connected.
     public var hasBrokerUp: Bool {
-        brokers.values.contains { $0.state == "UP" && $0.nodeId >= 0 }
+        brokers.values.contains { $0.state == "UP" && $0.isBroker }
     }
 }

@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import HTTP
 import Observability
@@ -30,7 +31,8 @@ struct VerifyCommand: Command {
 
     func run() async throws -> Int32 {
         let configuration = try options.load(stage: .verify)
-        let verifier = try configuration.submissionVerifier(transport: try CurlHTTPClient())
+        let verifier = try configuration.submissionVerifier(transport: try CurlHTTPClient(),
+                                                            metrics: AppStoreRequestMetrics(registry: .shared))
         return try await StageWorker.run(VerifyStage(verifier: verifier), configuration: configuration,
                                          logger: makeLogger(configuration, label: "receiptd.verify"))
     }

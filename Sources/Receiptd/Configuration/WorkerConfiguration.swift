@@ -129,6 +129,18 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var billingRetryAccess = false
     }
 
+    /// `/metrics`, `/healthz` and `/readyz` (docs/operations.md).
+    struct ObservabilitySettings: Codable, Sendable, Equatable {
+        /// The port served; 0 turns the endpoint off. 9464 is the port Prometheus exporters of
+        /// this kind conventionally use; `receiptd dev` and the demo put their workers on the ports after it.
+        var port = 9464
+        /// The address bound: every interface, so the kubelet and Prometheus reach the pod.
+        var host = "0.0.0.0"
+        /// How often librdkafka's statistics (lag, queues, broker round-trip, rebalances) are
+        /// refreshed; `/readyz` reads them too.
+        var statisticsIntervalSeconds = 10.0
+    }
+
     struct Log: Codable, Sendable, Equatable {
         /// `trace` ... `critical`.
         var level = "info"
@@ -142,5 +154,6 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
     var ingest = Ingest()
     var verify = Verify()
     var fulfil = Fulfil()
+    var observability = ObservabilitySettings()
     var log = Log()
 }
