@@ -18,6 +18,9 @@ final class OperationsServer: Sendable {
     static func start(_ configuration: WorkerConfiguration.ObservabilitySettings, registry: MetricsRegistry,
                       readiness: @escaping @Sendable () -> Readiness) throws -> OperationsServer? {
         guard configuration.port != 0 else { return nil }
+        registry.function("receiptd_ready", help: "1 while /readyz answers 200, else 0.", kind: .gauge) {
+            readiness().isReady ? 1 : 0
+        }
         do {
             return try OperationsServer(host: configuration.host, port: configuration.port, registry: registry,
                                         readiness: readiness)
