@@ -27,6 +27,11 @@ struct ConfigLoader {
     var environment: [String: String] = [:]
     var overrides: [String: Any] = [:]
 
+    /// The `RECEIPTD_*` variables that set configuration keys, sorted (what `receiptd config` names).
+    var configurationVariables: [String] {
+        environment.keys.filter { $0.hasPrefix("RECEIPTD_") && !Self.reservedVariables.contains($0) }.sorted()
+    }
+
     /// - Throws: ``LoadError`` naming the file, key or variable at fault.
     func load() throws -> WorkerConfiguration {
         var tree = try Self.tree(of: WorkerConfiguration())
