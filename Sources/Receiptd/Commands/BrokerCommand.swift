@@ -46,6 +46,11 @@ struct BrokerCommand: Command {
         if let partitions { loader.overrides["topics"] = ["partitions": partitions] }
         let configuration = try loader.load()
         let logger = makeLogger(configuration, label: "receiptd.broker")
+        // Creating every topic's partitions takes a few seconds; say so rather than sit silent.
+        logger.notice("starting the embedded broker", metadata: [
+            "port": .integer(Int64(port)), "topics": .integer(Int64(configuration.allTopicNames.count)),
+            "partitions": .integer(configuration.topics.partitions),
+        ])
         let broker = try EmbeddedBroker(brokerCount: brokerCount, port: port, configuration: configuration)
         print(broker.bootstrapServers)
         fflush(nil)

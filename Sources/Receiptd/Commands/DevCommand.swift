@@ -68,7 +68,13 @@ struct DevCommand: Command {
         fleet.observabilityBasePort = operations?.port ?? 0
         var died: (worker: WorkerProcess, exit: WorkerExit)?
         do {
-            try fleet.writeConfiguration(broker.workerConfiguration(configuration))
+            var workers = broker.workerConfiguration(configuration)
+            // A restarted worker otherwise waits out its previous self's 45 s session before the
+            // group rebalances; on one laptop 10 s is plenty (an overlay's own value is kept).
+            if workers.kafka.sessionTimeoutSeconds == WorkerConfiguration.Kafka().sessionTimeoutSeconds {
+                workers.kafka.sessionTimeoutSeconds = 10
+            }
+            try fleet.writeConfiguration(workers)
             for stage in StageName.allCases { try fleet.start(stage, count: 1) }
             printError("receiptd dev: embedded broker at \(broker.bootstrapServers); workers' logs in \(fleet.directory)")
             if let operations {
