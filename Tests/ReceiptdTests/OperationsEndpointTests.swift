@@ -48,7 +48,8 @@ import Testing
 
     @Test func readinessFollowsBrokerGroupAndPreparation() {
         let readiness = WorkerReadiness(group: "receiptd-fulfil", bootstrap: "127.0.0.1:9092", statisticsInterval: .seconds(10))
-        #expect(readiness.evaluate() == .notReady("connecting to the brokers at 127.0.0.1:9092: no librdkafka statistics yet"))
+        #expect(readiness.evaluate() == .notReady("starting: no librdkafka statistics yet from the brokers at 127.0.0.1:9092 "
+                                                  + "(the first come one observability.statisticsIntervalSeconds after start)"))
         readiness.update(Self.statistics(joinState: "steady", assignment: 2, brokerState: "DOWN"))
         #expect(readiness.evaluate() == .notReady("broker unreachable: no connection to 127.0.0.1:9092 is up"))
         readiness.update(Self.statistics(joinState: "wait-join", assignment: 0))

@@ -94,6 +94,20 @@ public final class MetricsRegistry: Sendable {
         }
     }
 
+    /// The sum of every counter or gauge series of a family (0 when it has none): a worker's
+    /// progress line adds its stage's series up.
+    public func total(_ name: String) -> Double {
+        let series = store.withLock { $0[name].map { Array($0.series.values) } ?? [] }
+        return series.reduce(0) { sum, series in
+            switch series {
+            case .counter(let c): sum + Double(c.value)
+            case .gauge(let g): sum + g.value
+            case .function(let body): sum + body()
+            case .histogram: sum
+            }
+        }
+    }
+
     /// Every family at this instant, sorted by name (what the exposition renders).
     func families() -> [Family] {
         store.withLock { Array($0.values) }.sorted { $0.name < $1.name }

@@ -65,6 +65,12 @@ enum StageWorker {
         let topics = configuration.pipelineTopics
         let groupId = configuration.groupId(for: S.name)
         let brokers = configuration.bootstrapServerList
+        // Signals are watched from the start: a SIGTERM while the brokers are still awaited stops
+        // the worker cleanly (exit 0) instead of killing it.
+        let shutdownTrigger = GracefulShutdownTrigger()
+        let signals = UnixSignal.stream([.sigterm, .sigint])
+        let signalWatch = Task { for await _ in signals { shutdownTrigger.trigger() } }
+        defer { signalWatch.cancel() }
         // Served first, so /healthz answers (and /readyz says why not) while topics are checked.
         let statisticsInterval = Duration.seconds(configuration.observability.statisticsIntervalSeconds)
         let readiness = WorkerReadiness(group: groupId, bootstrap: brokers.joined(separator: ","),
@@ -87,22 +93,28 @@ enum StageWorker {
         try retryPolicy.validate()
         let subscription = topics.inputs(of: S.name, retryTiers: retryPolicy.delays.count)
 
-        if configuration.topics.create {
-            await TopicProvisioner(bootstrapServers: brokers, properties: configuration.kafka.properties, logger: logger)
-                .ensure(configuration.allTopicNames, partitions: configuration.topics.partitions,
-                        replicationFactor: configuration.topics.replicationFactor, configs: topics.creationConfigs)
-        }
-        if S.Output.partitioning == .inputPartition {
-            do {
-                try await CoPartitioningCheck.verify(inputTopic: subscription[0], tierTopics: Array(subscription.dropFirst()),
-                                                     outputTopic: topics.output(S.Output.outputTopic), bootstrapServers: brokers,
-                                                     properties: configuration.kafka.properties)
-            } catch {
-                logger.critical("refusing to start: topic partition counts break co-partitioning",
-                                metadata: [LoggingKeys.errorMessage: .string("\(error)")])
-                throw error
+        let needsBrokers = configuration.topics.create || S.Output.partitioning == .inputPartition
+        let started = !needsBrokers ? .started : try await StartupGate.run(
+            "the brokers at \(brokers.joined(separator: ",")) (topic checks)",
+            timeout: .seconds(configuration.kafka.startupTimeoutSeconds), trigger: shutdownTrigger, logger: logger) {
+            if configuration.topics.create {
+                await TopicProvisioner(bootstrapServers: brokers, properties: configuration.kafka.properties, logger: logger)
+                    .ensure(configuration.allTopicNames, partitions: configuration.topics.partitions,
+                            replicationFactor: configuration.topics.replicationFactor, configs: topics.creationConfigs)
+            }
+            if S.Output.partitioning == .inputPartition {
+                do {
+                    try await CoPartitioningCheck.verify(inputTopic: subscription[0], tierTopics: Array(subscription.dropFirst()),
+                                                         outputTopic: topics.output(S.Output.outputTopic), bootstrapServers: brokers,
+                                                         properties: configuration.kafka.properties)
+                } catch {
+                    logger.critical("refusing to start: topic partition counts break co-partitioning",
+                                    metadata: [LoggingKeys.errorMessage: .string("\(error)")])
+                    throw error
+                }
             }
         }
+        guard started == .started else { return 0 }
 
         var consumerConfiguration = KafkaConsumerConfiguration(
             bootstrapServers: brokers, consumptionStrategy: .group(id: groupId, topics: subscription))
@@ -145,11 +157,16 @@ enum StageWorker {
             LoggingKeys.kafkaTopic: .string(subscription.joined(separator: ",")),
             "kafka.bootstrap": .string(brokers.joined(separator: ",")),
         ])
-        let shutdownTrigger = GracefulShutdownTrigger()
         let parentWatch = ParentWatch.startIfRequested(logger: logger, shutDown: { shutdownTrigger.trigger() })
         defer { readiness.stopping() }
         defer { parentWatch?.cancel() }
+        let reporter = configuration.log.progressIntervalSeconds <= 0 ? nil : Task { [metrics] in
+            await WorkerReporter(stage: S.name.rawValue, registry: metrics, readiness: { readiness.evaluate() },
+                                 interval: .seconds(configuration.log.progressIntervalSeconds), logger: logger).run()
+        }
+        defer { reporter?.cancel() }
         var lifecycle = ServiceGroup.Configuration()
+        lifecycle.gracefulShutdownSignals = []  // watched above, from the start
         lifecycle.maximumGracefulShutdownDuration = runnerConfiguration.shutdownGracePeriod + .seconds(10)
         var failure: (any Error)?
         do {

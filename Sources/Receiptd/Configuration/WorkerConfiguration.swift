@@ -14,6 +14,9 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var commitIntervalSeconds = 5.0
         /// A worker that stops heartbeating (crashed, SIGKILL) loses its partitions after this long.
         var sessionTimeoutSeconds = 45.0
+        /// How long a starting worker waits for the brokers (its topic checks) before it gives up
+        /// and exits 1; 0 waits forever. It says what it waits for every 15 s meanwhile.
+        var startupTimeoutSeconds = 120.0
         /// Raw librdkafka properties passed through unchanged (SASL, SSL, tuning). Properties
         /// receiptd sets itself (delivery semantics, commit interval) are refused here.
         var properties: [String: String] = [:]
@@ -138,12 +141,15 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var host = "0.0.0.0"
         /// How often librdkafka's statistics (lag, queues, broker round-trip, rebalances) are
         /// refreshed; `/readyz` reads them too.
-        var statisticsIntervalSeconds = 10.0
+        var statisticsIntervalSeconds = 5.0
     }
 
     struct Log: Codable, Sendable, Equatable {
         /// `trace` ... `critical`.
         var level = "info"
+        /// How often a worker logs its progress (records in and out, rejections, lag, rate) at
+        /// info level, and repeats why it is not ready; 0 turns the line off.
+        var progressIntervalSeconds = 30.0
     }
 
     var kafka = Kafka()

@@ -56,7 +56,8 @@ final class WorkerReadiness: Sendable {
         }
         if stopping { return .notReady("shutting down") }
         guard let statistics, let receivedAt else {
-            return .notReady("connecting to the brokers at \(bootstrap): no librdkafka statistics yet")
+            return .notReady("starting: no librdkafka statistics yet from the brokers at \(bootstrap) "
+                             + "(the first come one observability.statisticsIntervalSeconds after start)")
         }
         if receivedAt.duration(to: .now) > staleAfter {
             return .notReady("librdkafka statistics are \(Int(receivedAt.duration(to: .now).components.seconds)) s old: the consumer's poll loop is stuck")
