@@ -46,6 +46,11 @@ public struct KafkaConsumerConfiguration: Sendable {
     public var bootstrapServers: [String]
     /// The `client.id` reported to brokers.
     public var clientId: String = "receiptd"
+    /// Static group membership (`group.instance.id`): a member that restarts with the same id
+    /// within the session timeout gets its partitions back without a rebalance. Only for ids a
+    /// platform keeps stable across restarts (a StatefulSet pod name); nil (the default) is
+    /// dynamic membership.
+    public var groupInstanceId: String?
     /// Group membership or explicit partitions.
     public var consumptionStrategy: ConsumptionStrategy
     /// Where a group without committed offsets starts.
@@ -118,6 +123,7 @@ public struct KafkaConsumerConfiguration: Sendable {
     static let reservedKeys: [String: String] = [
         "bootstrap.servers": "set bootstrapServers", "metadata.broker.list": "set bootstrapServers",
         "client.id": "set clientId", "group.id": "use consumptionStrategy .group(id:topics:)",
+        "group.instance.id": "set groupInstanceId",
         "enable.auto.offset.store": "offsets are stored only by storeOffset(_:) (fixed delivery semantics)",
         "enable.auto.commit": "auto-commit of stored offsets is fixed (on for groups, off for .partitions)",
         "auto.offset.reset": "set autoOffsetReset", "session.timeout.ms": "set sessionTimeout",
@@ -209,6 +215,9 @@ public struct KafkaConsumerConfiguration: Sendable {
         var properties = additionalProperties
         properties["bootstrap.servers"] = bootstrapServers.joined(separator: ",")
         properties["client.id"] = clientId
+        if let groupInstanceId, !groupInstanceId.isEmpty, isGroupMember {
+            properties["group.instance.id"] = groupInstanceId
+        }
         properties["enable.auto.offset.store"] = "false"
         properties["enable.partition.eof"] = "false"
         properties["auto.offset.reset"] = autoOffsetReset.rawValue

@@ -25,6 +25,13 @@ struct BrokerCommand: Command {
         Prints the bootstrap address on the first line of standard output, then runs until
         SIGINT/SIGTERM. Limits: in-memory only; keeps only the newest ~5 MiB per partition and
         silently drops older records; the first consumer-group join takes ~3 s.
+
+        Admin tools (kcat -L works; kafka-topics, kafka-consumer-groups and confluent-kafka's
+        AdminClient mostly do not): librdkafka's mock names controller 0 in its metadata while its
+        only broker has id 1, so controller-bound calls (create/delete topics from another process)
+        time out; it does not implement ListGroups or DescribeGroups; OffsetFetch for all topics
+        answers nothing (ask for the topics by name); a topic it auto-creates on first use has 4
+        partitions. Create topics with this command (--config, --partitions), not from clients.
         """)
 
     var port: UInt16 = 9092

@@ -65,16 +65,21 @@ enum StageWorker {
         let topics = configuration.pipelineTopics
         let groupId = configuration.groupId(for: S.name)
         let brokers = configuration.bootstrapServerList
-        // Signals are watched from the start: a SIGTERM while the brokers are still awaited stops
-        // the worker cleanly (exit 0) instead of killing it.
-        let shutdownTrigger = GracefulShutdownTrigger()
-        let signals = UnixSignal.stream([.sigterm, .sigint])
-        let signalWatch = Task { for await _ in signals { shutdownTrigger.trigger() } }
-        defer { signalWatch.cancel() }
-        // Served first, so /healthz answers (and /readyz says why not) while topics are checked.
         let statisticsInterval = Duration.seconds(configuration.observability.statisticsIntervalSeconds)
         let readiness = WorkerReadiness(group: groupId, bootstrap: brokers.joined(separator: ","),
                                         statisticsInterval: statisticsInterval)
+        // Signals are watched from the start: a SIGTERM while the brokers are still awaited stops
+        // the worker cleanly (exit 0) instead of killing it; from then on it is not ready.
+        let shutdownTrigger = GracefulShutdownTrigger()
+        let signals = UnixSignal.stream([.sigterm, .sigint])
+        let signalWatch = Task {
+            for await _ in signals {
+                readiness.stopping()
+                shutdownTrigger.trigger()
+            }
+        }
+        defer { signalWatch.cancel() }
+        // Served first, so /healthz answers (and /readyz says why not) while topics are checked.
         BuildInfo.register(in: metrics, role: S.name.rawValue)
         let operations = try OperationsServer.start(configuration.observability, registry: metrics,
                                                     readiness: { readiness.evaluate() })
@@ -119,6 +124,9 @@ enum StageWorker {
         var consumerConfiguration = KafkaConsumerConfiguration(
             bootstrapServers: brokers, consumptionStrategy: .group(id: groupId, topics: subscription))
         consumerConfiguration.clientId = "\(configuration.kafka.clientId)-\(S.name)"
+        if !configuration.kafka.groupInstanceId.isEmpty {
+            consumerConfiguration.groupInstanceId = "\(configuration.kafka.groupInstanceId)-\(S.name)"
+        }
         consumerConfiguration.additionalProperties = configuration.kafka.properties
         consumerConfiguration.autoCommitInterval = .seconds(configuration.kafka.commitIntervalSeconds)
         consumerConfiguration.sessionTimeout = .seconds(configuration.kafka.sessionTimeoutSeconds)
@@ -157,8 +165,10 @@ enum StageWorker {
             LoggingKeys.kafkaTopic: .string(subscription.joined(separator: ",")),
             "kafka.bootstrap": .string(brokers.joined(separator: ",")),
         ])
-        let parentWatch = ParentWatch.startIfRequested(logger: logger, shutDown: { shutdownTrigger.trigger() })
-        defer { readiness.stopping() }
+        let parentWatch = ParentWatch.startIfRequested(logger: logger, shutDown: {
+            readiness.stopping()
+            shutdownTrigger.trigger()
+        })
         defer { parentWatch?.cancel() }
         let reporter = configuration.log.progressIntervalSeconds <= 0 ? nil : Task { [metrics] in
             await WorkerReporter(stage: S.name.rawValue, registry: metrics, readiness: { readiness.evaluate() },

@@ -14,6 +14,12 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var commitIntervalSeconds = 5.0
         /// A worker that stops heartbeating (crashed, SIGKILL) loses its partitions after this long.
         var sessionTimeoutSeconds = 45.0
+        /// Static group membership: `group.instance.id` is this value with `-<stage>` appended, so a
+        /// restarted worker gets its partitions back at once instead of after the old member's
+        /// session. Only set it to something stable across restarts and unique per worker (a
+        /// StatefulSet pod name: `RECEIPTD_KAFKA_GROUP_INSTANCE_ID=$(POD_NAME)`); empty (the
+        /// default) is dynamic membership, right for Deployments, whose pod names change.
+        var groupInstanceId = ""
         /// How long a starting worker waits for the brokers (its topic checks) before it gives up
         /// and exits 1; 0 waits forever. It says what it waits for every 15 s meanwhile.
         var startupTimeoutSeconds = 120.0
