@@ -37,7 +37,7 @@ public final class FakeAppStore: Sendable {
     ///   port cannot be bound.
     public init(configuration: FakeAppStoreConfiguration) throws {
         try configuration.validate()
-        let store = FakeTransactionStore()
+        let store = FakeTransactionStore(seed: configuration.seed)
         let router = FakeAppStoreRouter(configuration: configuration, store: store)
         self.configuration = configuration
         self.store = store

@@ -20,7 +20,14 @@ public final class FakeTransactionStore: Sendable {
     private let state = Mutex(State())
 
     /// Creates an empty store.
-    public init() {}
+    /// - Parameter seed: shifts the generated transaction ids by a million per seed (modulo 1000),
+    ///   so fakes started with different seeds hand out different ids.
+    public init(seed: UInt64 = 0) {
+        let shift = Int64(seed % 1000) * 1_000_000
+        state.withLock { state in
+            for environment in Array(state.nextId.keys) { state.nextId[environment]! += shift }
+        }
+    }
 
     /// Adds (or replaces) a transaction given in full.
     /// - Parameter transaction: The transaction.

@@ -36,9 +36,16 @@ public final class KafkaConsumer: Sendable {
     public init(configuration: KafkaConsumerConfiguration) throws {
         try configuration.validate()
         let runtime = Runtime(configuration: configuration)
+        var statistics: (@Sendable ([UInt8]) -> Void)?
+        if let report = configuration.onStatistics {
+            statistics = { json in
+                if let decoded = KafkaStatistics.decode(json) { report(decoded) }
+            }
+        }
         let context = RDKafkaCallbackContext(
             error: { [runtime] in runtime.clientError($0) },
-            rebalance: configuration.isGroupMember ? runtime.rebalanceHandlers : nil
+            rebalance: configuration.isGroupMember ? runtime.rebalanceHandlers : nil,
+            statistics: statistics
         )
         let client = try RDKafkaConsumerClient(properties: configuration.dictionary, context: context)
         switch configuration.consumptionStrategy {

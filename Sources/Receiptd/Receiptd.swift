@@ -34,12 +34,17 @@ enum Receiptd {
             print("\(type.configuration.abstract)\n\nUSAGE: \(type.configuration.usage)")
             exit(0)
         }
+        // Only a mistake in the arguments prints the usage text (exit 64); an error once they were
+        // understood (a configuration value, a file that cannot be read) is one line (exit 1).
+        let command: any Command
         do {
-            let command = try type.init(arguments: arguments)
-            exit(try await command.run())
-        } catch let error as ValidationError {
-            printError("error: \(error.message)\n\nUSAGE: \(type.configuration.usage)")
+            command = try type.init(arguments: arguments)
+        } catch {
+            printError("error: \(error)\n\nUSAGE: \(type.configuration.usage)")
             exit(64)
+        }
+        do {
+            exit(try await command.run())
         } catch {
             printError("error: \(error)")
             exit(1)

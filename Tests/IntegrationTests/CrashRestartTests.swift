@@ -40,6 +40,7 @@ import Testing
         process.standardError = handle
         var environment = ProcessInfo.processInfo.environment
         environment["RECEIPTD_PARENT_PID"] = String(getpid())  // no orphan worker if the test runner dies
+        environment["RECEIPTD_OBSERVABILITY_PORT"] = "0"  // parallel tests must not collide on 9464
         process.environment = environment
         try process.run()
         return process

@@ -10,7 +10,8 @@ import Testing
 /// right and exits non-zero on any difference.
 @Suite(.timeLimit(.minutes(3))) struct DemoProcessTests {
     @Test func demoAccountsForEverySubmissionWithTheExpectedVerdict() throws {
-        let (status, summary) = try CrashRestartTests.runToCompletion(["demo", "--submissions", "800", "--seed", "5", "--timeout", "90"])
+        let (status, summary) = try CrashRestartTests.runToCompletion(["demo", "--submissions", "800", "--seed", "5", "--timeout", "90",
+                                                                          "--metrics-port", "0"])
         #expect(status == 0, "\(summary)")
         #expect(summary.contains("result: PASS"))
         #expect(summary.contains("serverNotification"))

@@ -15,12 +15,16 @@ final class DevRig: @unchecked Sendable {
     private let exits: AsyncStream<(normal: Bool, status: Int32)>
 
     /// Writes `overlay` (JSON) to a temporary directory and starts `receiptd dev --port 0` with it.
-    init(overlay json: String, in directory: URL) throws {
+    /// - Parameter observabilityPort: where dev serves `/metrics` (its workers on the ports after
+    ///   it); 0, the default, turns them off so parallel rigs never collide.
+    init(overlay json: String, in directory: URL, observabilityPort: Int = 0) throws {
         self.directory = directory
         overlay = directory.appendingPathComponent("dev.json").path
         try json.write(toFile: overlay, atomically: true, encoding: .utf8)
         process.executableURL = URL(fileURLWithPath: CrashRestartTests.binary)
         process.arguments = ["dev", "--port", "0", "--config", overlay]
+        process.environment = ProcessInfo.processInfo.environment.merging(
+            ["RECEIPTD_OBSERVABILITY_PORT": String(observabilityPort)]) { _, new in new }
         stderrPath = directory.appendingPathComponent("dev.err").path
         FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))

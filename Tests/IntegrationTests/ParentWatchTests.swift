@@ -16,7 +16,7 @@ import Testing
         // exits at once, as a harness killed with SIGKILL would leave it.
         let shell = Process()
         shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = ["-c", "RECEIPTD_PARENT_PID=$$ \"$0\" fulfil --config \"$1\" >>\"$2\" 2>&1 & echo $!; sleep 1",
+        shell.arguments = ["-c", "RECEIPTD_OBSERVABILITY_PORT=0 RECEIPTD_PARENT_PID=$$ \"$0\" fulfil --config \"$1\" >>\"$2\" 2>&1 & echo $!; sleep 1",
                            CrashRestartTests.binary, workspace.config, workspace.log]
         let output = Pipe()
         shell.standardOutput = output

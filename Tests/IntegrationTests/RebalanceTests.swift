@@ -17,7 +17,7 @@ import Testing
         let metricsA = MetricsRegistry(), metricsB = MetricsRegistry()
         let (a, sourceA, sinkA) = try broker.fulfilRunner(group: "rebalance", metrics: metricsA, maxInFlight: 16)
         let emitted: @Sendable (MetricsRegistry) -> Int64 = {
-            $0.counter("receiptd_stage_records_total", labels: [("stage", "fulfil"), ("outcome", "emitted")])
+            Int64($0.value("receiptd_stage_records_total", labels: [("stage", "fulfil"), ("outcome", "emitted")]) ?? 0)
         }
         let judged = { reader.messages(in: broker.topics.entitlementsChanged).count + reader.messages(in: broker.topics.outcomes).count }
         var published = 0

@@ -45,17 +45,4 @@ import Testing
         #expect(object["n"] as? Int == 2)
         #expect(object["f"] as? Bool == true)
     }
-
-    @Test func metricsCountPerLabelSet() {
-        let metrics = MetricsRegistry()
-        metrics.increment("records", labels: [("stage", "verify"), ("outcome", "emitted")])
-        metrics.increment("records", by: 2, labels: [("outcome", "emitted"), ("stage", "verify")])
-        metrics.increment("records", labels: [("stage", "verify"), ("outcome", "rejected")])
-        #expect(metrics.counter("records", labels: [("stage", "verify"), ("outcome", "emitted")]) == 3)
-        #expect(metrics.counter("records", labels: [("stage", "verify"), ("outcome", "rejected")]) == 1)
-        metrics.record("duration", seconds: 0.5)
-        metrics.record("duration", seconds: 1.5)
-        let summary = metrics.snapshot().summaries[MetricsRegistry.Key("duration")]
-        #expect(summary == MetricsRegistry.Summary(count: 2, sum: 2.0, max: 1.5))
-    }
 }

@@ -220,6 +220,23 @@ import Testing
         #expect(result?.subject.userId == nil)
     }
 
+    @Test func rejectionsBeforeAFieldIsReachedStillNameTheSubmissionAndUser() {
+        let schema = rejection(Fixtures.submission(["schema": "receipt-submitted/v9"]))
+        #expect(schema?.reason == .unsupportedSchema)
+        #expect(schema?.subject.submissionId == "sub-1" && schema?.subject.userId == "user-1")
+        let missing = rejection(Fixtures.submission(["payload": nil]))
+        #expect(missing?.reason == .missingField)
+        #expect(missing?.subject.userId == "user-1" && missing?.subject.bundleId == "com.example.game")
+        let noId = rejection(Fixtures.submission(["submissionId": nil]))
+        #expect(noId?.reason == .missingField && noId?.subject.submissionId == nil && noId?.subject.userId == "user-1")
+    }
+
+    @Test func anEmptyValueIsNotReportedAsInvalidJSONText() {
+        #expect(rejection([])?.detail == "record value is empty (a Kafka null value or zero bytes)")
+        #expect(rejection(Array("null".utf8))?.detail.contains("null") == true)
+        #expect(rejection(Array("nul".utf8))?.detail == "record value is not valid JSON")
+    }
+
     @Test func processReturnsRejectionWithReasonAndSubject() async throws {
         let result = try await stage.process(Fixtures.submission(["kind": "nope"]), context: Fixtures.context())
         guard case .reject(let reason, let detail, let subject) = result else {

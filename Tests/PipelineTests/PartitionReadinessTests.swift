@@ -66,8 +66,10 @@ struct PartitionReadinessTests {
             #expect(await transport.waitUntil { $0.pausedPartitions(group: "g") == Set(both) })
             #expect(transport.records(in: "receipts.verified").isEmpty)
             #expect(transport.storedOffset(group: "g", topic: input, partition: 0) == nil)
+            #expect(runner.partitionsBeingPrepared == 2)  // what /readyz reports as not ready
             hook.gate.open()
             #expect(await transport.waitUntil { $0.records(in: "receipts.verified").count == 4 })
+            #expect(runner.partitionsBeingPrepared == 0)
             #expect(await transport.waitUntil { $0.pausedPartitions(group: "g").isEmpty })
             #expect(await transport.waitUntil { $0.storedOffset(group: "g", topic: "receipts.ingested", partition: 1) == 1 })
         }

@@ -94,7 +94,7 @@ struct PipelineFlowTests {
             #expect(!record.message.contains(Fixtures.jws))
             for value in record.metadata.values { #expect(!value.description.contains(Fixtures.jws)) }
         }
-        #expect(metrics.counter("receiptd_stage_records_total", labels: [("stage", "ingest"), ("outcome", "emitted")]) == 6)
-        #expect(metrics.counter("receiptd_stage_records_total", labels: [("stage", "fulfil"), ("outcome", "done")]) == 1)
+        #expect(metrics.value("receiptd_stage_records_total", labels: [("stage", "ingest"), ("outcome", "emitted")]) == 6)
+        #expect(metrics.value("receiptd_stage_records_total", labels: [("stage", "fulfil"), ("outcome", "done")]) == 1)
     }
 }

@@ -30,8 +30,8 @@ struct StageRunnerTests {
         #expect(Set(transport.outputIds()) == ["m0", "m1", "m2", "m3", "m4"])
         let keys = transport.records(in: "receipts.verified").map { String(decoding: $0.key!, as: UTF8.self) }
         #expect(Set(keys) == ["k0", "k1"])
-        #expect(metrics.counter("receiptd_stage_records_total", labels: [("stage", "verify"), ("outcome", "emitted")]) == 5)
-        #expect(metrics.snapshot().summaries.keys.contains { $0.name == "receiptd_stage_duration_seconds" })
+        #expect(metrics.value("receiptd_stage_records_total", labels: [("stage", "verify"), ("outcome", "emitted")]) == 5)
+        #expect(metrics.value("receiptd_stage_duration_seconds", labels: [("stage", "verify")]) == 5)  // observations
     }
 
     @Test func offsetIsStoredOnlyAfterOutputsAreAcknowledged() async throws {
@@ -181,7 +181,11 @@ struct StageRunnerTests {
         #expect(transport.header(RecordHeaders.firstFailedAt, of: dead) == "2026-11-30T06:00:00.000Z")
         #expect(transport.header(RecordHeaders.lastFailedAt, of: dead) == "2026-11-30T06:00:00.000Z")
         #expect(transport.header(RecordHeaders.error, of: dead) != nil)
-        #expect(metrics.counter("receiptd_stage_records_total", labels: [("stage", "verify"), ("outcome", "dead-lettered")]) == 1)
+        #expect(metrics.value("receiptd_stage_records_total", labels: [("stage", "verify"), ("outcome", "dead-lettered")]) == 1)
+        #expect(metrics.value("receiptd_dead_letters_total", labels: [("stage", "verify"), ("reason", "undecodable")]) == 1)
+        #expect(metrics.value("receiptd_stage_output_records_total",
+                              labels: [("stage", "verify"), ("topic", "receipts.dead-letter")]) == 1)
+        #expect(metrics.value("receiptd_stage_input_records_total", labels: [("stage", "verify"), ("topic", input)]) == 1)
     }
 
     /// A stage that waits on nothing outside runs without the timer: work longer than the
@@ -276,7 +280,10 @@ struct StageRunnerTests {
         #expect(transport.header(RecordHeaders.originalOffset, of: dead) == "77")
         #expect(transport.header(RecordHeaders.firstFailedAt, of: dead) == "2026-11-30T01:00:00.000Z")
         #expect(dead.headers.filter { $0.key == RecordHeaders.attempt }.count == 1)
-        #expect(metrics.counter("receiptd_stage_records_total", labels: [("stage", "verify"), ("outcome", "retried")]) == 1)
+        #expect(metrics.value("receiptd_stage_records_total", labels: [("stage", "verify"), ("outcome", "retried")]) == 1)
+        #expect(metrics.value("receiptd_retries_total", labels: [("stage", "verify"), ("tier", "1")]) == 1)
+        #expect(metrics.value("receiptd_dead_letters_total",
+                              labels: [("stage", "verify"), ("reason", "app-store-unavailable")]) == 1)
     }
 
     @Test func revocationWaitsForInFlightRecordsAndStoresTheirOffsets() async throws {

@@ -14,8 +14,28 @@ import Testing
     @Test func defaultsMatchTheShippedConfigFile() throws {
         let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Config/receiptd.json").path
-        let loaded = try ConfigLoader(files: [shipped]).load()
+        var loaded = try ConfigLoader(files: [shipped]).load()
+        // The file names its catalogue relative to itself.
+        #expect(loaded.fulfil.catalogue == URL(fileURLWithPath: shipped).deletingLastPathComponent()
+            .appendingPathComponent("catalogue.json").path)
+        loaded.fulfil.catalogue = WorkerConfiguration().fulfil.catalogue
         #expect(loaded == WorkerConfiguration())
+    }
+
+    @Test func relativePathsInAFileAreRelativeToThatFile() throws {
+        let overlay = try file(#"{"fulfil": {"catalogue": "catalogue.json"}, "verify": {"trustRoots": ["../roots/a.pem", "/abs/b.pem"], "serverApi": {"keyPath": "keys/k.p8"}}}"#)
+        let directory = URL(fileURLWithPath: overlay).deletingLastPathComponent()
+        let c = try ConfigLoader(files: [overlay], environment: ["RECEIPTD_VERIFY_VERIFY_RECEIPT_SHARED_SECRET_PATH": "secret"]).load()
+        #expect(c.fulfil.catalogue == directory.appendingPathComponent("catalogue.json").path)
+        #expect(c.verify.trustRoots == [directory.deletingLastPathComponent().appendingPathComponent("roots/a.pem").path, "/abs/b.pem"])
+        #expect(c.verify.serverApi.keyPath == directory.appendingPathComponent("keys/k.p8").path)
+        #expect(c.verify.verifyReceipt.sharedSecretPath == "secret", "variables stay relative to the working directory")
+    }
+
+    @Test func invalidJSONNamesTheLineAndColumn() throws {
+        let broken = try file("{\n  \"kafka\": {\n    \"clientId\": \"x\",,\n  }\n}\n")
+        let error = try #require(throws: ConfigLoader.LoadError.self) { try ConfigLoader(files: [broken]).load() }
+        #expect(error.description.contains("line 3, column 21"), "\(error)")
     }
 
     @Test func filesOverlayInOrderThenEnvironmentThenOverrides() throws {

@@ -33,18 +33,21 @@ public final class AppStoreServerAPIClient: Sendable {
     public let tokens: AppStoreBearerTokenProvider
     private let transport: any HTTPTransport
     private let clock: @Sendable () -> Date
+    private let metrics: AppStoreRequestMetrics?
 
     /// Creates a client, reading the signing key from ``AppStoreServerAPIConfiguration/signingKeyPath``.
     /// - Parameters:
     ///   - configuration: Credentials, endpoints, timeouts.
     ///   - transport: The HTTP client (``CurlHTTPClient`` in production).
     ///   - clock: The current time, for token claims and `Retry-After` deltas.
+    ///   - metrics: Where requests, latencies and failures are counted (nil: nowhere).
     /// - Throws: ``AppStoreConfigurationError`` for invalid settings or an unusable key file.
     public convenience init(configuration: AppStoreServerAPIConfiguration, transport: any HTTPTransport,
-                            clock: @escaping @Sendable () -> Date = Date.init) throws(AppStoreConfigurationError) {
+                            clock: @escaping @Sendable () -> Date = Date.init,
+                            metrics: AppStoreRequestMetrics? = nil) throws(AppStoreConfigurationError) {
         try configuration.validate()
         let signer = try AppStoreJWTSigner.load(path: configuration.signingKeyPath)
-        try self.init(configuration: configuration, signer: signer, transport: transport, clock: clock)
+        try self.init(configuration: configuration, signer: signer, transport: transport, clock: clock, metrics: metrics)
     }
 
     /// Creates a client with an already loaded key (tests, the fake App Store tooling).
@@ -55,9 +58,11 @@ public final class AppStoreServerAPIClient: Sendable {
     ///   - clock: The current time.
     /// - Throws: ``AppStoreConfigurationError`` for invalid settings.
     public init(configuration: AppStoreServerAPIConfiguration, signer: AppStoreJWTSigner, transport: any HTTPTransport,
-                clock: @escaping @Sendable () -> Date = Date.init) throws(AppStoreConfigurationError) {
+                clock: @escaping @Sendable () -> Date = Date.init,
+                metrics: AppStoreRequestMetrics? = nil) throws(AppStoreConfigurationError) {
         try configuration.validate()
         self.configuration = configuration
+        self.metrics = metrics
         self.transport = transport
         self.clock = clock
         self.tokens = AppStoreBearerTokenProvider(
@@ -136,6 +141,24 @@ public final class AppStoreServerAPIClient: Sendable {
     /// without an explicit environment, the other one; then bounds the not-found retries.
     private func send(path: String, id: String, query: [(String, String)], environment: AppStoreEnvironment?,
                       attempt: Int) async throws(AppStoreServerAPIError) -> ([UInt8], AppStoreEnvironment) {
+        let endpoint = Self.endpoint(of: path)
+        do {
+            return try await send(endpoint, path: path, id: id, query: query, environment: environment, attempt: attempt)
+        } catch {
+            metrics?.failure(endpoint, environment: error.environment, reason: error.reason)
+            throw error
+        }
+    }
+
+    private static func endpoint(of path: String) -> AppStoreRequestMetrics.Endpoint {
+        if path.contains("/history/") { return .transactionHistory }
+        if path.contains("/subscriptions/") { return .subscriptionStatuses }
+        return .transactionInfo
+    }
+
+    private func send(_ endpoint: AppStoreRequestMetrics.Endpoint, path: String, id: String, query: [(String, String)],
+                      environment: AppStoreEnvironment?,
+                      attempt: Int) async throws(AppStoreServerAPIError) -> ([UInt8], AppStoreEnvironment) {
         let first = environment ?? configuration.environment
         guard Self.isValidTransactionId(id) else {
             throw AppStoreServerAPIError(reason: .apiInvalidRequest, environment: first,
@@ -143,13 +166,13 @@ public final class AppStoreServerAPIClient: Sendable {
         }
         let relative = path + id + Self.queryString(query)
         do {
-            return (try await exchange(relative, environment: first), first)
+            return (try await exchange(relative, endpoint: endpoint, environment: first), first)
         } catch let error where error.reason == .apiTransactionNotFound {
             var last = error
             if environment == nil && configuration.tryOtherEnvironmentOnNotFound {
                 let other: AppStoreEnvironment = first == .production ? .sandbox : .production
                 do {
-                    return (try await exchange(relative, environment: other), other)
+                    return (try await exchange(relative, endpoint: endpoint, environment: other), other)
                 } catch let second where second.reason == .apiTransactionNotFound {
                     last = second
                 }
@@ -162,7 +185,8 @@ public final class AppStoreServerAPIClient: Sendable {
     }
 
     /// One HTTP exchange with one environment; the body of a 2xx, else the classified error.
-    private func exchange(_ relative: String, environment: AppStoreEnvironment) async throws(AppStoreServerAPIError)
+    private func exchange(_ relative: String, endpoint: AppStoreRequestMetrics.Endpoint,
+                          environment: AppStoreEnvironment) async throws(AppStoreServerAPIError)
         -> [UInt8] {
         let token: String
         do {
@@ -175,11 +199,14 @@ public final class AppStoreServerAPIClient: Sendable {
             method: .get, url: configuration.baseURL(for: environment) + relative,
             headers: ["Authorization": "Bearer \(token)", "Accept": "application/json"])
         let response: HTTPResponse
+        let started = ContinuousClock.now
         do {
             response = try await transport.execute(request, timeout: configuration.requestTimeout)
         } catch {
+            metrics?.request(endpoint, environment: environment, status: nil, elapsed: started.duration(to: .now))
             throw AppStoreServerAPIError.transport(error, environment: environment)
         }
+        metrics?.request(endpoint, environment: environment, status: response.status, elapsed: started.duration(to: .now))
         guard response.isSuccess else {
             if response.status == 401 { tokens.invalidate() }
             throw AppStoreServerAPIError.classify(response, environment: environment, now: clock())

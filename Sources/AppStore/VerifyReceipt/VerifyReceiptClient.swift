@@ -25,18 +25,21 @@ public final class VerifyReceiptClient: Sendable {
     private let sharedSecret: String?
     private let transport: any HTTPTransport
     private let clock: @Sendable () -> Date
+    private let metrics: AppStoreRequestMetrics?
 
     /// Creates a client, reading the shared secret from ``VerifyReceiptConfiguration/sharedSecretPath``.
     /// - Parameters:
     ///   - configuration: Endpoints, secret path, limits.
     ///   - transport: The HTTP client (``CurlHTTPClient`` in production).
     ///   - clock: The current time, for `Retry-After` deltas.
+    ///   - metrics: Where requests, latencies and failures are counted (nil: nowhere).
     /// - Throws: ``AppStoreConfigurationError`` for invalid settings or an unreadable secret file.
     public convenience init(configuration: VerifyReceiptConfiguration, transport: any HTTPTransport,
-                            clock: @escaping @Sendable () -> Date = Date.init) throws(AppStoreConfigurationError) {
+                            clock: @escaping @Sendable () -> Date = Date.init,
+                            metrics: AppStoreRequestMetrics? = nil) throws(AppStoreConfigurationError) {
         try configuration.validate()
         try self.init(configuration: configuration, sharedSecret: try configuration.loadSharedSecret(),
-                      transport: transport, clock: clock)
+                      transport: transport, clock: clock, metrics: metrics)
     }
 
     /// Creates a client with the shared secret given directly (tests, tooling).
@@ -45,11 +48,14 @@ public final class VerifyReceiptClient: Sendable {
     ///   - sharedSecret: The secret sent as `password`, or `nil` for none.
     ///   - transport: The HTTP client.
     ///   - clock: The current time.
+    ///   - metrics: Where requests, latencies and failures are counted (nil: nowhere).
     /// - Throws: ``AppStoreConfigurationError`` for invalid settings.
     public init(configuration: VerifyReceiptConfiguration, sharedSecret: String?, transport: any HTTPTransport,
-                clock: @escaping @Sendable () -> Date = Date.init) throws(AppStoreConfigurationError) {
+                clock: @escaping @Sendable () -> Date = Date.init,
+                metrics: AppStoreRequestMetrics? = nil) throws(AppStoreConfigurationError) {
         try configuration.validate()
         self.configuration = configuration
+        self.metrics = metrics
         self.sharedSecret = sharedSecret
         self.transport = transport
         self.clock = clock
@@ -62,6 +68,15 @@ public final class VerifyReceiptClient: Sendable {
     /// - Returns: The decoded receipt and its transactions.
     /// - Throws: ``VerifyReceiptError``.
     public func verify(receiptData: String, attempt: Int = 1) async throws(VerifyReceiptError) -> VerifyReceiptResult {
+        do {
+            return try await verifyUnrecorded(receiptData: receiptData, attempt: attempt)
+        } catch {
+            metrics?.failure(.verifyReceipt, environment: error.environment, reason: error.reason)
+            throw error
+        }
+    }
+
+    private func verifyUnrecorded(receiptData: String, attempt: Int) async throws(VerifyReceiptError) -> VerifyReceiptResult {
         let receipt = String(receiptData.unicodeScalars.filter { !$0.properties.isWhitespace })
         guard !receipt.isEmpty, receipt.utf8.count <= configuration.maxReceiptDataBytes,
               receipt.utf8.allSatisfy(Self.isBase64Character) else {
@@ -109,9 +124,13 @@ public final class VerifyReceiptClient: Sendable {
         let request = HTTPRequest(method: .post, url: url,
                                   headers: ["Content-Type": "application/json", "Accept": "application/json"], body: body)
         let response: HTTPResponse
+        let started = ContinuousClock.now
         do {
             response = try await transport.execute(request, timeout: configuration.requestTimeout)
+            metrics?.request(.verifyReceipt, environment: environment, status: response.status,
+                             elapsed: started.duration(to: .now))
         } catch {
+            metrics?.request(.verifyReceipt, environment: environment, status: nil, elapsed: started.duration(to: .now))
             let detail = (error as? HTTPError)?.description ?? String(describing: type(of: error))
             throw VerifyReceiptError(reason: .transport(error), environment: environment, detail: detail)
         }

@@ -46,6 +46,11 @@ public struct KafkaConsumerConfiguration: Sendable {
     public var bootstrapServers: [String]
     /// The `client.id` reported to brokers.
     public var clientId: String = "receiptd"
+    /// Static group membership (`group.instance.id`): a member that restarts with the same id
+    /// within the session timeout gets its partitions back without a rebalance. Only for ids a
+    /// platform keeps stable across restarts (a StatefulSet pod name); nil (the default) is
+    /// dynamic membership.
+    public var groupInstanceId: String?
     /// Group membership or explicit partitions.
     public var consumptionStrategy: ConsumptionStrategy
     /// Where a group without committed offsets starts.
@@ -96,6 +101,12 @@ public struct KafkaConsumerConfiguration: Sendable {
     /// every message it takes (processed, skipped or dead-lettered). `nil` (the default) skips
     /// the wait.
     public var revokeDrainTimeout: Duration?
+    /// How often librdkafka reports its statistics to ``onStatistics`` (`statistics.interval.ms`);
+    /// nil (the default) turns them off.
+    public var statisticsInterval: Duration?
+    /// Called on the consumer's poll thread with each statistics report (queue depths, broker
+    /// round-trip, the group's state and rebalances, each partition's lag). Keep it short.
+    public var onStatistics: (@Sendable (KafkaStatistics) -> Void)?
     /// Raw librdkafka properties passed through unchanged (SASL, SSL, fetch sizes).
     /// Keys owned by a typed field or by the fixed delivery semantics are rejected.
     public var additionalProperties: [String: String] = [:]
@@ -112,6 +123,7 @@ public struct KafkaConsumerConfiguration: Sendable {
     static let reservedKeys: [String: String] = [
         "bootstrap.servers": "set bootstrapServers", "metadata.broker.list": "set bootstrapServers",
         "client.id": "set clientId", "group.id": "use consumptionStrategy .group(id:topics:)",
+        "group.instance.id": "set groupInstanceId",
         "enable.auto.offset.store": "offsets are stored only by storeOffset(_:) (fixed delivery semantics)",
         "enable.auto.commit": "auto-commit of stored offsets is fixed (on for groups, off for .partitions)",
         "auto.offset.reset": "set autoOffsetReset", "session.timeout.ms": "set sessionTimeout",
@@ -119,6 +131,7 @@ public struct KafkaConsumerConfiguration: Sendable {
         "auto.commit.interval.ms": "set autoCommitInterval", "isolation.level": "set isolationLevel",
         "partition.assignment.strategy": "set partitionAssignmentStrategy",
         "enable.partition.eof": "partition EOF events are not surfaced by KafkaConsumer",
+        "statistics.interval.ms": "set statisticsInterval",
     ]
 
     /// Checks every field and reports the first problem precisely, before any client exists.
@@ -145,6 +158,10 @@ public struct KafkaConsumerConfiguration: Sendable {
             KafkaNames.durationProblem(
                 autoCommitInterval, field: "\(field).autoCommitInterval", atLeastMilliseconds: 1,
                 atMostMilliseconds: 86_400_000),
+            statisticsInterval.flatMap {
+                KafkaNames.durationProblem($0, field: "\(field).statisticsInterval", atLeastMilliseconds: 1,
+                                           atMostMilliseconds: 86_400_000)
+            },
             heartbeatInterval >= sessionTimeout
                 ? "\(field).heartbeatInterval (\(heartbeatInterval)) must be shorter than sessionTimeout (\(sessionTimeout))"
                 : nil,
@@ -198,6 +215,9 @@ public struct KafkaConsumerConfiguration: Sendable {
         var properties = additionalProperties
         properties["bootstrap.servers"] = bootstrapServers.joined(separator: ",")
         properties["client.id"] = clientId
+        if let groupInstanceId, !groupInstanceId.isEmpty, isGroupMember {
+            properties["group.instance.id"] = groupInstanceId
+        }
         properties["enable.auto.offset.store"] = "false"
         properties["enable.partition.eof"] = "false"
         properties["auto.offset.reset"] = autoOffsetReset.rawValue
@@ -207,6 +227,9 @@ public struct KafkaConsumerConfiguration: Sendable {
         properties["auto.commit.interval.ms"] = String(autoCommitInterval.kafkaMilliseconds)
         properties["isolation.level"] = isolationLevel.rawValue
         properties["partition.assignment.strategy"] = partitionAssignmentStrategy.rawValue
+        if let statisticsInterval, onStatistics != nil {
+            properties["statistics.interval.ms"] = String(statisticsInterval.kafkaMilliseconds)
+        }
         switch consumptionStrategy {
         case .group(let id, _):
             properties["group.id"] = id

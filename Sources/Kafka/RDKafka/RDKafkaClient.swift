@@ -14,15 +14,19 @@ final class RDKafkaCallbackContext: Sendable {
     let error: (@Sendable (KafkaError) -> Void)?
     /// Rebalance steps for consumers in a group.
     let rebalance: RDKafkaRebalanceHandlers?
+    /// librdkafka's statistics JSON (`stats_cb`), every `statistics.interval.ms`.
+    let statistics: (@Sendable ([UInt8]) -> Void)?
 
     init(
         delivery: (@Sendable (RDKafkaDelivery) -> Void)? = nil,
         error: (@Sendable (KafkaError) -> Void)? = nil,
-        rebalance: RDKafkaRebalanceHandlers? = nil
+        rebalance: RDKafkaRebalanceHandlers? = nil,
+        statistics: (@Sendable ([UInt8]) -> Void)? = nil
     ) {
         self.delivery = delivery
         self.error = error
         self.rebalance = rebalance
+        self.statistics = statistics
     }
 
     static func from(_ opaque: UnsafeMutableRawPointer?) -> RDKafkaCallbackContext? {
@@ -71,6 +75,7 @@ final class RDKafkaClient: @unchecked Sendable {
         if context.delivery != nil { rd_kafka_conf_set_dr_msg_cb(conf, rdKafkaDeliveryCallback) }
         if context.error != nil { rd_kafka_conf_set_error_cb(conf, rdKafkaErrorCallback) }
         if context.rebalance != nil { rd_kafka_conf_set_rebalance_cb(conf, rdKafkaRebalanceCallback) }
+        if context.statistics != nil { rd_kafka_conf_set_stats_cb(conf, rdKafkaStatisticsCallback) }
         rd_kafka_conf_set_log_cb(conf, rdKafkaLogCallback)
 
         var errorText = [CChar](repeating: 0, count: 512)
@@ -147,6 +152,15 @@ private func rdKafkaErrorCallback(
 }
 
 /// librdkafka's `log_cb`: hands each line to ``KafkaLogging`` (a free function, as C requires).
+/// Copies the statistics JSON out and returns 0, so librdkafka frees its buffer.
+private func rdKafkaStatisticsCallback(
+    _ rk: OpaquePointer?, _ json: UnsafeMutablePointer<CChar>?, _ length: Int, _ opaque: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard let json, let context = RDKafkaCallbackContext.from(opaque), let statistics = context.statistics else { return 0 }
+    statistics(Array(UnsafeRawBufferPointer(start: json, count: length)))
+    return 0
+}
+
 private func rdKafkaLogCallback(_ rk: OpaquePointer?, _ level: Int32, _ facility: UnsafePointer<CChar>?,
                                 _ message: UnsafePointer<CChar>?) {
     KafkaLogging.emit(KafkaLogRecord(severity: level, facility: facility.map { String(cString: $0) } ?? "",

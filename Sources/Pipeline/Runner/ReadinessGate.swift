@@ -24,6 +24,9 @@ struct ReadinessGate {
     /// Records held, across partitions.
     var heldCount: Int { held.values.reduce(0) { $0 + $1.count } }
 
+    /// Partitions in batches being prepared.
+    var preparingPartitionCount: Int { batches.values.reduce(0) { $0 + $1.count } }
+
     /// Batches being prepared.
     var preparing: [Int] { batches.keys.sorted() }
 

@@ -95,6 +95,8 @@ struct RunnerState {
     var gateVersion: Int { gate.version }
     /// Records held until their partition is prepared.
     var unpreparedHeldCount: Int { readiness?.heldCount ?? 0 }
+    /// Partitions whose preparation has not returned yet.
+    var partitionsBeingPrepared: Int { readiness?.preparingPartitionCount ?? 0 }
 
     /// - Parameters:
     ///   - gatesReadiness: whether partitions must be prepared (a ``PartitionAssignmentHook``)

@@ -56,7 +56,7 @@ extension StageRunner {
         ])
 
         let outbound: [OutboundRecord]
-        let route: RecordRouter.Route
+        let verdict: RecordVerdict
         let input: S.Input
         do {
             input = try S.decodeInput(record.value)
@@ -67,7 +67,8 @@ extension StageRunner {
             ])
             let failure = RecordRouter.Failure(reason: .undecodable, error: Self.summary(of: error))
             return await deliver([router.deadLetter(record, failure: failure, attempt: attempt, now: now)],
-                                 route: .deadLettered, item: item, scope: scope, started: started, logger: recordLogger)
+                                 verdict: .deadLettered(.undecodable), item: item, scope: scope, started: started,
+                                 logger: recordLogger)
         }
         let subject = (input as? any SubmissionDescribing)?.subject ?? .unknown
         recordLogger = recordLogger.with(Self.metadata(for: subject))
@@ -78,9 +79,9 @@ extension StageRunner {
         do {
             switch result {
             case .success(let value):
-                (outbound, route) = try routeResult(value, record: record, subject: subject, now: now, logger: recordLogger)
+                (outbound, verdict) = try routeResult(value, record: record, subject: subject, now: now, logger: recordLogger)
             case .failure(let error):
-                (outbound, route) = try routeFailure(error, record: record, subject: subject, attempt: attempt, now: now,
+                (outbound, verdict) = try routeFailure(error, record: record, subject: subject, attempt: attempt, now: now,
                                                      logger: recordLogger)
             }
         } catch {
@@ -91,9 +92,10 @@ extension StageRunner {
             ])
             let failure = RecordRouter.Failure(reason: .encodingFailed, error: Self.summary(of: error))
             return await deliver([router.deadLetter(record, failure: failure, attempt: attempt, now: now)],
-                                 route: .deadLettered, item: item, scope: scope, started: started, logger: recordLogger)
+                                 verdict: .deadLettered(.encodingFailed), item: item, scope: scope, started: started,
+                                 logger: recordLogger)
         }
-        return await deliver(outbound, route: route, item: item, scope: scope, started: started, logger: recordLogger)
+        return await deliver(outbound, verdict: verdict, item: item, scope: scope, started: started, logger: recordLogger)
     }
 
     /// Sends a record's results and, once acknowledged, settles its scope and accounts for it.
@@ -102,7 +104,7 @@ extension StageRunner {
     /// timeout expired before it finished) sends nothing: the partition's next owner processes it
     /// again, and output written now could reach the output topic after that owner rebuilt its
     /// state from it.
-    private func deliver(_ outbound: [OutboundRecord], route: RecordRouter.Route, item: WorkItem, scope: DeliveryScope,
+    private func deliver(_ outbound: [OutboundRecord], verdict: RecordVerdict, item: WorkItem, scope: DeliveryScope,
                          started: ContinuousClock.Instant, logger recordLogger: Logger) async -> Completion {
         guard inspect({ $0.isCurrent(item) }) else {
             recordLogger.notice("partition released before delivery; abandoning the record to its next owner")
@@ -127,13 +129,8 @@ extension StageRunner {
             ])
             return .deliveryFailed(error)
         }
-        scope.settle(delivered: route == .emitted)
-
-        let elapsed = started.duration(to: .now).components
-        metrics.increment("receiptd_stage_records_total", labels: [("stage", S.name.rawValue), ("outcome", route.rawValue)])
-        metrics.record("receiptd_stage_duration_seconds",
-                       seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18,
-                       labels: [("stage", S.name.rawValue)])
+        scope.settle(delivered: verdict == .emitted)
+        metrics.completed(verdict, input: item.record, outbound: outbound, elapsed: started.duration(to: .now))
         return .processed
     }
 
@@ -175,7 +172,7 @@ extension StageRunner {
     }
 
     private func routeResult(_ result: StageResult<S.Output>, record: InboundRecord, subject: SubmissionSubject,
-                             now: Date, logger: Logger) throws -> ([OutboundRecord], RecordRouter.Route) {
+                             now: Date, logger: Logger) throws -> ([OutboundRecord], RecordVerdict) {
         switch result {
         case .emit(let outputs):
             logger.debug("emitting \(outputs.count) record(s)")
@@ -185,18 +182,18 @@ extension StageRunner {
             logger.info("input rejected", metadata: Self.metadata(for: merged).merging([
                 LoggingKeys.reason: .string(reason.rawValue),
             ]) { _, new in new })
-            return ([try router.reject(record, reason: reason, detail: detail, subject: merged, now: now)], .rejected)
+            return ([try router.reject(record, reason: reason, detail: detail, subject: merged, now: now)], .rejected(reason))
         case .done(let outcome, let extra):
             let merged = extra.filling(from: subject)
             logger.info("input ended without output", metadata: Self.metadata(for: merged).merging([
                 LoggingKeys.stageOutcome: .string(outcome.rawValue),
             ]) { _, new in new })
-            return ([try router.outcome(record, outcome: outcome, subject: merged, now: now)], .done)
+            return ([try router.outcome(record, outcome: outcome, subject: merged, now: now)], .done(outcome))
         }
     }
 
     private func routeFailure(_ error: any Error, record: InboundRecord, subject: SubmissionSubject, attempt: Int,
-                              now: Date, logger: Logger) throws -> ([OutboundRecord], RecordRouter.Route) {
+                              now: Date, logger: Logger) throws -> ([OutboundRecord], RecordVerdict) {
         let classified = error as? any ClassifiedError
         let reason = classified?.reason ?? .unclassified
         let metadata: Logger.Metadata = [
@@ -206,7 +203,7 @@ extension StageRunner {
         if classified?.disposition == .permanent {
             logger.info("permanent failure; rejecting", metadata: metadata)
             let detail = (error as? StageError)?.detail ?? Self.summary(of: error)
-            return ([try router.reject(record, reason: reason, detail: detail, subject: subject, now: now)], .rejected)
+            return ([try router.reject(record, reason: reason, detail: detail, subject: subject, now: now)], .rejected(reason))
         }
         let failure = classified.map { RecordRouter.Failure($0, error: Self.summary(of: error)) }
             ?? RecordRouter.Failure(reason: reason, error: Self.summary(of: error))
@@ -217,10 +214,10 @@ extension StageRunner {
                 LoggingKeys.retryNotBefore: .string(notBefore.map(RecordHeaders.timestamp) ?? "now"),
             ]) { _, new in new })
             return ([router.retry(record, tier: tier, notBefore: notBefore, failure: failure, attempt: attempt, now: now)],
-                    .retried)
+                    .retried(tier: tier, reason: reason))
         case .deadLetter:
             logger.warning("transient failure; dead-lettering", metadata: metadata)
-            return ([router.deadLetter(record, failure: failure, attempt: attempt, now: now)], .deadLettered)
+            return ([router.deadLetter(record, failure: failure, attempt: attempt, now: now)], .deadLettered(reason))
         }
     }
 

@@ -71,7 +71,7 @@ public final class StageRunner<S: Stage>: Sendable {
     let configuration: StageRunnerConfiguration
     let retryPolicy: any RetryPolicy
     let logger: Logger
-    let metrics: MetricsRegistry
+    let metrics: StageMetrics
     let clock: any WallClock
     let router: RecordRouter
     let assignmentHook: (any PartitionAssignmentHook)?
@@ -111,7 +111,7 @@ public final class StageRunner<S: Stage>: Sendable {
         self.retryPolicy = retryPolicy
         self.assignmentHook = assignmentHook
         self.logger = logger.with([LoggingKeys.stageName: .string(S.name.rawValue)])
-        self.metrics = metrics
+        self.metrics = StageMetrics(stage: S.name, registry: metrics)
         self.clock = clock
         self.router = RecordRouter(stage: S.name, topics: configuration.topics,
                                    maxOriginalBytes: configuration.maxOriginalBytes,
@@ -123,6 +123,7 @@ public final class StageRunner<S: Stage>: Sendable {
                                                                        maxInFlight - 1),
                                                   gatesReadiness: assignmentHook != nil)))
         (wakeups, wakeupContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        self.metrics.registerStateFunctions(self)
     }
 
     /// Creates a runner whose "now" is a closure (tests pass a fixed instant); the delay gate's
@@ -197,6 +198,13 @@ public final class StageRunner<S: Stage>: Sendable {
 
     /// Records held until their partition is prepared by the ``PartitionAssignmentHook``.
     public var unpreparedRecordCount: Int { state.withLock { $0.runner.unpreparedHeldCount } }
+
+    /// Records admitted and not yet finished (metrics).
+    public var inFlightCount: Int { state.withLock { $0.runner.inFlight } }
+
+    /// Assigned partitions the ``PartitionAssignmentHook`` is still preparing (readiness: 0 once
+    /// every assigned partition's state is rebuilt).
+    public var partitionsBeingPrepared: Int { state.withLock { $0.runner.partitionsBeingPrepared } }
 
     // MARK: pulling
 

@@ -71,6 +71,9 @@ public struct IngestStage: Stage {
         guard String(validating: bytes, as: UTF8.self) != nil else {
             throw Rejection(reason: .invalidUTF8, detail: "record value is not valid UTF-8")
         }
+        guard !bytes.isEmpty else {
+            throw Rejection(reason: .invalidJSON, detail: "record value is empty (a Kafka null value or zero bytes)")
+        }
         let value: JSONValue
         do {
             value = try JSONParser.parse(bytes, maxDepth: Self.maxJSONDepth)
@@ -82,14 +85,14 @@ public struct IngestStage: Stage {
         }
         let object = parsed.members
         var fields = FieldReader(object: object)
+        fields.subject = knownSubject(object)
 
         guard case .string(let schema)? = object["schema"], schema == ReceiptSubmitted.schema else {
             let found = object["schema"].map { value -> String in
                 if case .string(let s) = value { return "\"\(s.prefix(64))\"" }
                 return value.typeName
             } ?? "nothing"
-            throw Rejection(reason: .unsupportedSchema,
-                                  detail: "schema must be \"\(ReceiptSubmitted.schema)\", found \(found)")
+            throw fields.rejection(.unsupportedSchema, "schema must be \"\(ReceiptSubmitted.schema)\", found \(found)")
         }
 
         let submissionId = try fields.string("submissionId")
@@ -150,6 +153,26 @@ public struct IngestStage: Stage {
 
     /// A submission is a flat object; anything deeper than this is not one.
     static let maxJSONDepth = 16
+
+    /// What a rejection can report before the fields are checked in order: each id that already
+    /// passes its own check below, so a record rejected for its schema or a later field still
+    /// names its submission and user.
+    private func knownSubject(_ object: [String: JSONValue]) -> SubmissionSubject {
+        var subject = SubmissionSubject()
+        if case .string(let id)? = object["submissionId"], !id.isEmpty, id.count <= configuration.maxSubmissionIdLength,
+           id.utf8.allSatisfy(Self.isSubmissionIdByte) {
+            subject.submissionId = id
+        }
+        if case .string(let bundleId)? = object["bundleId"], bundleId.count <= configuration.maxBundleIdLength,
+           Self.isValidBundleId(bundleId) {
+            subject.bundleId = bundleId
+        }
+        if case .string(let userId)? = object["userId"], !PayloadNormaliser.trimASCIIWhitespace(userId).isEmpty,
+           userId.utf8.count <= configuration.maxUserIdBytes, !userId.unicodeScalars.contains(where: Self.isControl) {
+            subject.userId = userId
+        }
+        return subject
+    }
 
     static func isSubmissionIdByte(_ byte: UInt8) -> Bool {
         PayloadNormaliser.isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")

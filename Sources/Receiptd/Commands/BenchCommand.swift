@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import HTTP
 import Observability
 import Pipeline
 
@@ -12,7 +13,7 @@ struct BenchCommand: Command {
         usage: """
         receiptd bench verify [--count N] [--rounds N]
         receiptd bench appstore [--submissions N] [--max-in-flight N] [--latency-ms N] [--rounds N]
-        receiptd bench pipeline [--submissions N] [--workers N]
+        receiptd bench pipeline [--submissions N] [--workers N] [--metrics-port N]
 
           verify     single-core JWS verifications per second: a corpus of N fresh JWS (default 20000)
                      signed by one test chain, as in production where one Apple leaf signs everything;
@@ -33,6 +34,8 @@ struct BenchCommand: Command {
                      what our own plumbing costs next to verification. Last line: stages_receipts_per_second=<n>
           pipeline   receipts per second end to end through ingest, verify and fulfil worker processes
                      on the embedded broker (default 20000 genuine submissions after a warm-up).
+                     --metrics-port N has worker k serve /metrics on N+k and scrapes every worker once a
+                     second during the run (default 0: not served; metrics are recorded either way).
                      Last line: pipeline_receipts_per_second=<n>
         """)
 
@@ -43,11 +46,13 @@ struct BenchCommand: Command {
     var workers: Int
     var maxInFlight: Int
     var latency: Duration
+    var metricsPort = 0
 
     init(arguments: [String]) throws {
         guard let first = arguments.first else { throw ValidationError("missing benchmark name: verify or pipeline") }
         let parser = try ArgumentParser(Array(arguments.dropFirst()), options: ["--count", "--rounds", "--submissions", "--workers",
-                                                                                  "--max-in-flight", "--latency-ms"])
+                                                                                  "--max-in-flight", "--latency-ms",
+                                                                                  "--metrics-port"])
         guard parser.positionals.isEmpty else { throw ValidationError("unexpected argument \(parser.positionals[0])") }
         switch first {
         case "verify": mode = .verify
@@ -61,6 +66,7 @@ struct BenchCommand: Command {
         workers = try parser.integer("--workers", in: 1...8) ?? 1
         maxInFlight = try parser.integer("--max-in-flight", in: 1...10_000) ?? (mode == .appstore ? 4096 : 256)
         latency = .milliseconds(try parser.integer("--latency-ms", in: 0...10_000) ?? 250)
+        metricsPort = try parser.integer("--metrics-port", in: 0...65_000) ?? 0
         if mode == .appstore, parser.option("--submissions") == nil { count = 40_000 }
         if mode == .appstore, parser.option("--rounds") == nil { rounds = 1 }
     }
@@ -205,7 +211,20 @@ struct BenchCommand: Command {
         var generator = SubmissionGenerator(signer: run.harness.pki.signer, forger: run.harness.forgerPKI.signer, seed: 7)
         let warmup = try (0..<200).map { _ in try generator.nextGenuine() }
         let submissions = try (0..<count).map { _ in try generator.nextGenuine() }
-        printError("bench pipeline: \(count) genuine submissions through \(workers) worker(s) per stage")
+        printError("bench pipeline: \(count) genuine submissions through \(workers) worker(s) per stage"
+                   + (metricsPort == 0 ? ", metrics not served" : ", metrics served from port \(metricsPort + 1) and scraped every second"))
+        run.harness.fleet.observabilityBasePort = metricsPort
+        let scraper = metricsPort == 0 ? nil : Task { [metricsPort, workers] in
+            let http = try CurlHTTPClient()
+            let ports = (1...(StageName.allCases.count * workers)).map { metricsPort + $0 }
+            while !Task.isCancelled {
+                for port in ports {
+                    _ = try? await http.execute(HTTPRequest(method: .get, url: "http://127.0.0.1:\(port)/metrics"), timeout: .seconds(2))
+                }
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+        defer { scraper?.cancel() }
         let result = try await run.execute(submissions, warmup: warmup)
         guard result.complete else {
             printError("bench pipeline: only \(result.counts.accounted.count - warmup.count) of \(count) accounted for")

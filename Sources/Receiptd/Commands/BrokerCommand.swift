@@ -25,6 +25,13 @@ struct BrokerCommand: Command {
         Prints the bootstrap address on the first line of standard output, then runs until
         SIGINT/SIGTERM. Limits: in-memory only; keeps only the newest ~5 MiB per partition and
         silently drops older records; the first consumer-group join takes ~3 s.
+
+        Admin tools (kcat -L works; kafka-topics, kafka-consumer-groups and confluent-kafka's
+        AdminClient mostly do not): librdkafka's mock names controller 0 in its metadata while its
+        only broker has id 1, so controller-bound calls (create/delete topics from another process)
+        time out; it does not implement ListGroups or DescribeGroups; OffsetFetch for all topics
+        answers nothing (ask for the topics by name); a topic it auto-creates on first use has 4
+        partitions. Create topics with this command (--config, --partitions), not from clients.
         """)
 
     var port: UInt16 = 9092
@@ -46,6 +53,11 @@ struct BrokerCommand: Command {
         if let partitions { loader.overrides["topics"] = ["partitions": partitions] }
         let configuration = try loader.load()
         let logger = makeLogger(configuration, label: "receiptd.broker")
+        // Creating every topic's partitions takes a few seconds; say so rather than sit silent.
+        logger.notice("starting the embedded broker", metadata: [
+            "port": .integer(Int64(port)), "topics": .integer(Int64(configuration.allTopicNames.count)),
+            "partitions": .integer(configuration.topics.partitions),
+        ])
         let broker = try EmbeddedBroker(brokerCount: brokerCount, port: port, configuration: configuration)
         print(broker.bootstrapServers)
         fflush(nil)

@@ -6,7 +6,13 @@ struct ConfigCommand: Command {
     static let configuration = CommandConfiguration(
         commandName: "config",
         abstract: "Print the resolved configuration (files + RECEIPTD_* variables)",
-        usage: "receiptd config [--config FILE]... [--brokers LIST]")
+        usage: """
+        receiptd config [--config FILE]... [--brokers LIST]
+
+        Prints the resolved configuration as JSON on standard output, and on standard error which
+        files and RECEIPTD_* variables it was resolved from. librdkafka property values are redacted;
+        secrets are never values here, only paths to files.
+        """)
 
     var configFiles: [String]
     var brokers: String?
@@ -19,11 +25,16 @@ struct ConfigCommand: Command {
     }
 
     func run() async throws -> Int32 {
-        var configuration = try ConfigLoader.standard(files: configFiles, brokers: brokers).load()
+        let loader = ConfigLoader.standard(files: configFiles, brokers: brokers)
+        var configuration = try loader.load()
+        printError("receiptd config: built-in defaults"
+                   + configFiles.map { ", then \($0)" }.joined()
+                   + loader.configurationVariables.map { ", then \($0)" }.joined()
+                   + (brokers == nil ? "" : ", then --brokers"))
         // Raw librdkafka properties may hold credentials (sasl.password): never print their values.
         configuration.kafka.properties = configuration.kafka.properties.mapValues { _ in "<redacted>" }
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         print(String(decoding: try encoder.encode(configuration), as: UTF8.self))
         return 0
     }

@@ -20,13 +20,15 @@ struct DemoCommand: Command {
         commandName: "demo",
         abstract: "Run the pipeline end to end on the embedded broker with generated submissions",
         usage: """
-        receiptd demo [--submissions N] [--seed N] [--port N] [--workers N] [--timeout SECONDS] [--keep]
+        receiptd demo [--submissions N] [--seed N] [--port N] [--workers N] [--timeout SECONDS] [--metrics-port N] [--keep]
 
           --submissions N   submissions to generate (default 3000)
           --seed N          generator seed (default 1)
           --port N          embedded broker bootstrap port (default 0: any free port)
           --workers N       worker processes per stage (default 1)
           --timeout S       give up when nothing progresses for S seconds (default 60)
+          --metrics-port N  this process (with its fake App Store) serves /metrics on N, worker k on N+k
+                            (default 9464; 0 turns them off)
           --keep            keep the temporary directory (worker logs, config, demo root certificate)
 
         Exits 0 when every submission was accounted for with the verdict the generator expected and
@@ -38,10 +40,12 @@ struct DemoCommand: Command {
     var port: UInt16 = 0
     var workers = 1
     var stallTimeout: Duration = .seconds(60)
+    var metricsPort = 9464
     var keep = false
 
     init(arguments: [String]) throws {
-        let parser = try ArgumentParser(arguments, options: ["--submissions", "--seed", "--port", "--workers", "--timeout"],
+        let parser = try ArgumentParser(arguments, options: ["--submissions", "--seed", "--port", "--workers", "--timeout",
+                                                                "--metrics-port"],
                                         flags: ["--keep"])
         guard parser.positionals.isEmpty else { throw ValidationError("unexpected argument \(parser.positionals[0])") }
         submissions = try parser.integer("--submissions", in: 1...200_000) ?? 3000
@@ -49,6 +53,7 @@ struct DemoCommand: Command {
         port = UInt16(try parser.integer("--port", in: 0...65535) ?? 0)
         workers = try parser.integer("--workers", in: 1...8) ?? 1
         stallTimeout = try parser.seconds("--timeout") ?? .seconds(60)
+        metricsPort = try parser.integer("--metrics-port", in: 0...65535) ?? metricsPort
         keep = parser.flag("--keep")
     }
 
@@ -57,6 +62,20 @@ struct DemoCommand: Command {
                                   stallTimeout: stallTimeout, keep: keep)
         printError("receiptd demo: embedded broker at \(run.harness.broker.bootstrapServers), fake App Store at "
                    + "\(run.harness.appStore.productionBaseURL); workers' logs in \(run.harness.directory)")
+        let status = ReadinessFlag(.ready("running the demo"))
+        var settings = WorkerConfiguration.ObservabilitySettings()
+        settings.port = metricsPort
+        settings.host = "127.0.0.1"
+        BuildInfo.register(in: .shared, role: "demo")
+        FakeAppStoreMetrics.register(run.harness.appStore, in: .shared)
+        let operations = try OperationsServer.start(settings, registry: .shared, readiness: { status.current })
+        defer { operations?.stop() }
+        if let operations {
+            run.harness.fleet.observabilityBasePort = operations.port
+            let names = StageName.allCases.flatMap { stage in (1...workers).map { "\(stage)-\($0)" } }
+            printError("receiptd demo: metrics at http://127.0.0.1:\(operations.port)/metrics (this process and its fake "
+                       + "App Store); " + names.enumerated().map { "\($1) :\(operations.port + $0 + 1)" }.joined(separator: ", "))
+        }
         var generator = SubmissionGenerator(signer: run.harness.pki.signer, forger: run.harness.forgerPKI.signer, seed: seed,
                                             appStore: run.harness.appStore.store, limit: submissions)
         var expectations: [String: SubmissionExpectation] = [:]

@@ -25,7 +25,9 @@ struct DevCommand: Command {
           --keep          keep the temporary directory (the workers' logs and configuration)
 
         Prints `ready bootstrap=HOST:PORT` on standard output once every stage's worker has its
-        partitions; progress goes to standard error. Runs until SIGINT/SIGTERM, then stops the
+        partitions; progress goes to standard error. With observability.port P (default 9464; 0 turns
+        it off) this process serves /metrics, /healthz and /readyz on P and the workers on P+1, P+2, ...
+        in the order ingest, verify, fulfil, owners; the URLs are printed on standard error. Runs until SIGINT/SIGTERM, then stops the
         workers gracefully and exits 0. If a worker exits on its own, says which and how, stops
         the others and exits 1.
         """)
@@ -55,15 +57,32 @@ struct DevCommand: Command {
         let signalWatch = Task { for await _ in signals { shutdown.trigger() } }
         defer { signalWatch.cancel() }
 
+        let status = ReadinessFlag(.notReady("starting the embedded broker"))
+        BuildInfo.register(in: .shared, role: "dev")
+        let operations = try OperationsServer.start(configuration.observability, registry: .shared,
+                                                    readiness: { status.current })
+        defer { operations?.stop() }
         let broker = try EmbeddedBroker(brokerCount: 1, port: port, configuration: configuration)
         let fleet = try WorkerFleet(prefix: "receiptd-dev", configName: "receiptd.dev.json")
         fleet.environment = ConfigLoader.withoutConfigurationVariables(fleet.environment)
+        fleet.observabilityBasePort = operations?.port ?? 0
         var died: (worker: WorkerProcess, exit: WorkerExit)?
         do {
-            try fleet.writeConfiguration(broker.workerConfiguration(configuration))
+            var workers = broker.workerConfiguration(configuration)
+            // A restarted worker otherwise waits out its previous self's 45 s session before the
+            // group rebalances; on one laptop 10 s is plenty (an overlay's own value is kept).
+            if workers.kafka.sessionTimeoutSeconds == WorkerConfiguration.Kafka().sessionTimeoutSeconds {
+                workers.kafka.sessionTimeoutSeconds = 10
+            }
+            try fleet.writeConfiguration(workers)
             for stage in StageName.allCases { try fleet.start(stage, count: 1) }
             printError("receiptd dev: embedded broker at \(broker.bootstrapServers); workers' logs in \(fleet.directory)")
-            died = await supervise(fleet, bootstrap: broker.bootstrapServers, shutdown: shutdown)
+            if let operations {
+                printError("receiptd dev: metrics at http://127.0.0.1:\(operations.port)/metrics (this process), "
+                           + fleet.workers.map { "\($0.name) http://127.0.0.1:\($0.observabilityPort)/metrics" }
+                               .joined(separator: ", "))
+            }
+            died = await supervise(fleet, bootstrap: broker.bootstrapServers, shutdown: shutdown, status: status)
         } catch {
             await close(fleet, broker, grace: configuration.runner.shutdownGraceSeconds)
             throw error
@@ -82,13 +101,16 @@ struct DevCommand: Command {
     /// Follows the workers until shutdown is requested or one of them exits; prints the ready line
     /// once every worker has logged its partition assignment.
     /// - Returns: the worker that exited on its own and how, or nil when shutdown was requested.
-    private func supervise(_ fleet: WorkerFleet, bootstrap: String,
-                           shutdown: GracefulShutdownTrigger) async -> (worker: WorkerProcess, exit: WorkerExit)? {
+    private func supervise(_ fleet: WorkerFleet, bootstrap: String, shutdown: GracefulShutdownTrigger,
+                           status: ReadinessFlag) async -> (worker: WorkerProcess, exit: WorkerExit)? {
         var pending = fleet.workers.map { (name: $0.name, log: LogFollower(path: $0.logPath)) }
         var lastNote = ContinuousClock.now
         while !shutdown.isTriggered {
             for worker in fleet.workers {
-                if let exit = worker.exitIfEnded() { return (worker, exit) }
+                if let exit = worker.exitIfEnded() {
+                    status.set(.notReady("worker \(worker.name) exited (\(exit))"))
+                    return (worker, exit)
+                }
             }
             if !pending.isEmpty {
                 for index in pending.indices.reversed() {
@@ -97,6 +119,8 @@ struct DevCommand: Command {
                     printError("receiptd dev: \(pending[index].name) has its partitions")
                     pending.remove(at: index)
                 }
+                status.set(pending.isEmpty ? .ready("every worker has its partitions")
+                           : .notReady("waiting for partitions: \(pending.map(\.name).joined(separator: ", "))"))
                 if pending.isEmpty {
                     print("ready bootstrap=\(bootstrap)")
                     fflush(nil)

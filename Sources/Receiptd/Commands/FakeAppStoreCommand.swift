@@ -15,6 +15,7 @@ struct FakeAppStoreCommand: Command {
         receiptd fake-appstore [--port N] [--bundle-id ID] [--pki-dir DIR] [--seed N] [--samples N]
                                [--latency-ms N] [--jitter-ms N] [--rate-21005 P] [--rate-5xx P] [--rate-429 P]
                                [--rate-timeout P] [--rate-drop P] [--timeout-hold-ms N] [--retry-after-ms N]
+                               [--metrics-port N]
 
           --port N             port on 127.0.0.1 (default 8089; 0 picks a free one)
           --bundle-id ID       the app served (default com.demo.game)
@@ -30,6 +31,7 @@ struct FakeAppStoreCommand: Command {
           --rate-drop P        probability of closing the connection without a reply
           --timeout-hold-ms N  how long a "timed out" request is held (default 30000)
           --retry-after-ms N   how far in the future Retry-After points (default 1000)
+          --metrics-port N     serve /metrics, /healthz and /readyz on 127.0.0.1:N (default 0: off)
 
         The rates must sum to at most 1. Prints the base URL on the first line of standard output,
         then the sandbox URLs, the credential files and the sample purchases (with receipt data for
@@ -44,11 +46,13 @@ struct FakeAppStoreCommand: Command {
     var seed: UInt64 = 1
     var samples = 3
     var faults = FakeAppStoreFaults()
+    var metricsPort = 0
 
     init(arguments: [String]) throws {
         let parser = try ArgumentParser(arguments, options: [
             "--port", "--bundle-id", "--pki-dir", "--seed", "--samples", "--latency-ms", "--jitter-ms", "--rate-21005",
             "--rate-5xx", "--rate-429", "--rate-timeout", "--rate-drop", "--timeout-hold-ms", "--retry-after-ms",
+            "--metrics-port",
         ])
         guard parser.positionals.isEmpty else { throw ValidationError("unexpected argument \(parser.positionals[0])") }
         port = try parser.integer("--port", in: 0...65535) ?? port
@@ -60,6 +64,7 @@ struct FakeAppStoreCommand: Command {
             seed = value
         }
         samples = try parser.integer("--samples", in: 0...10_000) ?? samples
+        metricsPort = try parser.integer("--metrics-port", in: 0...65535) ?? 0
         let day = 86_400_000
         faults.latency = .milliseconds(try parser.integer("--latency-ms", in: 0...day) ?? 0)
         faults.jitter = .milliseconds(try parser.integer("--jitter-ms", in: 0...day) ?? 0)
@@ -90,6 +95,13 @@ struct FakeAppStoreCommand: Command {
         configuration.faults = faults
         let fake = try FakeAppStore(configuration: configuration)
         defer { fake.stop() }
+        var settings = WorkerConfiguration.ObservabilitySettings()
+        settings.port = metricsPort
+        settings.host = "127.0.0.1"
+        BuildInfo.register(in: .shared, role: "fake-appstore")
+        FakeAppStoreMetrics.register(fake, in: .shared)
+        let operations = try OperationsServer.start(settings, registry: .shared, readiness: { .ready("serving") })
+        defer { operations?.stop() }
 
         print(fake.productionBaseURL)
         print("sandbox: \(fake.sandboxBaseURL)")
@@ -103,6 +115,7 @@ struct FakeAppStoreCommand: Command {
         } else {
             print("credentials: not written (pass --pki-dir DIR to write the root, the .p8 key and the ids)")
         }
+        if let operations { print("metrics: http://127.0.0.1:\(operations.port)/metrics") }
         for line in makeSamples(fake) { print(line) }
         fflush(nil)
         logger.notice("fake App Store up", metadata: ["url": "\(fake.productionBaseURL)", "seed": "\(seed)"])

@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import HTTP
 import Observability
@@ -30,7 +31,8 @@ struct VerifyCommand: Command {
 
     func run() async throws -> Int32 {
         let configuration = try options.load(stage: .verify)
-        let verifier = try configuration.submissionVerifier(transport: try CurlHTTPClient())
+        let verifier = try configuration.submissionVerifier(transport: try CurlHTTPClient(),
+                                                            metrics: AppStoreRequestMetrics(registry: .shared))
         return try await StageWorker.run(VerifyStage(verifier: verifier), configuration: configuration,
                                          logger: makeLogger(configuration, label: "receiptd.verify"))
     }
@@ -72,7 +74,7 @@ struct FulfilCommand: Command {
             return try await StageWorker.run(FulfilStage(catalogue: catalogue, policy: policy, ledger: KeyedStateStore()),
                                              configuration: configuration, logger: logger)
         default:
-            throw ValidationError("fulfil.ledger must be kafka or memory, got '\(configuration.fulfil.ledger)'")
+            throw StartupError("fulfil.ledger must be kafka or memory, got '\(configuration.fulfil.ledger)'")
         }
     }
 }
@@ -108,7 +110,10 @@ extension WorkerConfiguration {
         do {
             return try ProductCatalogue(contentsOfFile: fulfil.catalogue)
         } catch {
-            throw ValidationError("cannot load the product catalogue \(fulfil.catalogue): \(error)")
+            let relative = fulfil.catalogue.hasPrefix("/") ? ""
+                : " (relative to the working directory \(FileManager.default.currentDirectoryPath); a path in a "
+                + "configuration file is relative to that file)"
+            throw StartupError("cannot load the product catalogue fulfil.catalogue \(fulfil.catalogue)\(relative): \(error)")
         }
     }
 

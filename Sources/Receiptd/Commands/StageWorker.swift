@@ -9,12 +9,15 @@ import Pipeline
 /// What `receiptd ingest|verify|fulfil` share: options, configuration, and the wiring of one
 /// stage into the generic ``StageRunner`` over a Kafka consumer-group member and producer.
 struct StageWorkerOptions: Sendable {
-    static let optionNames: Set<String> = ["--config", "--brokers", "--group", "--max-in-flight"]
+    static let optionNames: Set<String> = ["--config", "--brokers", "--group", "--max-in-flight", "--observability-port"]
     static let usage = """
           --config FILE        configuration file (repeatable; later files override earlier ones)
           --brokers LIST       Kafka bootstrap servers (overrides kafka.bootstrapServers)
           --group ID           consumer group id (overrides groups.<stage>)
           --max-in-flight N    records processed concurrently (overrides runner.maxInFlight)
+          --observability-port N
+                               port of /metrics, /healthz and /readyz (overrides observability.port,
+                               default 9464; 0 turns them off)
 
         Consumes the stage's input topic and its retry tiers (<input>.retry.1..n, one per entry of
         retry.tierDelaysSeconds) in one consumer group; a tier record is held, its partition paused,
@@ -27,6 +30,7 @@ struct StageWorkerOptions: Sendable {
     var brokers: String?
     var group: String?
     var maxInFlight: Int?
+    var observabilityPort: Int?
 
     init(arguments: [String]) throws {
         let parser = try ArgumentParser(arguments, options: Self.optionNames)
@@ -35,6 +39,7 @@ struct StageWorkerOptions: Sendable {
         brokers = parser.option("--brokers")
         group = parser.option("--group")
         maxInFlight = try parser.integer("--max-in-flight", in: 1...100_000)
+        observabilityPort = try parser.integer("--observability-port", in: 0...65535)
     }
 
     /// The configuration after files, `RECEIPTD_*` variables and these options.
@@ -42,6 +47,7 @@ struct StageWorkerOptions: Sendable {
         var loader = ConfigLoader.standard(files: configFiles, brokers: brokers)
         if let group { loader.overrides["groups"] = [stage.rawValue: group] }
         if let maxInFlight { loader.overrides["runner"] = ["maxInFlight": maxInFlight] }
+        if let observabilityPort { loader.overrides["observability"] = ["port": observabilityPort] }
         return try loader.load()
     }
 }
@@ -54,8 +60,35 @@ enum StageWorker {
     /// - Throws: ``PipelineConfigurationError`` when a co-partitioned stage's topics have the wrong
     ///   partition counts (the worker refuses to start).
     static func run<S: Stage>(_ stage: S, configuration: WorkerConfiguration, logger: Logger,
-                              assignmentHook: (any PartitionAssignmentHook)? = nil) async throws -> Int32 {
+                              assignmentHook: (any PartitionAssignmentHook)? = nil,
+                              metrics: MetricsRegistry = .shared) async throws -> Int32 {
         let topics = configuration.pipelineTopics
+        let groupId = configuration.groupId(for: S.name)
+        let brokers = configuration.bootstrapServerList
+        let statisticsInterval = Duration.seconds(configuration.observability.statisticsIntervalSeconds)
+        let readiness = WorkerReadiness(group: groupId, bootstrap: brokers.joined(separator: ","),
+                                        statisticsInterval: statisticsInterval)
+        // Signals are watched from the start: a SIGTERM while the brokers are still awaited stops
+        // the worker cleanly (exit 0) instead of killing it; from then on it is not ready.
+        let shutdownTrigger = GracefulShutdownTrigger()
+        let signals = UnixSignal.stream([.sigterm, .sigint])
+        let signalWatch = Task {
+            for await _ in signals {
+                readiness.stopping()
+                shutdownTrigger.trigger()
+            }
+        }
+        defer { signalWatch.cancel() }
+        // Served first, so /healthz answers (and /readyz says why not) while topics are checked.
+        BuildInfo.register(in: metrics, role: S.name.rawValue)
+        let operations = try OperationsServer.start(configuration.observability, registry: metrics,
+                                                    readiness: { readiness.evaluate() })
+        defer { operations?.stop() }
+        if let operations {
+            logger.notice("serving /metrics, /healthz and /readyz", metadata: [
+                "observability.port": .integer(operations.port),
+            ])
+        }
         var runnerConfiguration = StageRunnerConfiguration(
             topics: topics, maxInFlight: configuration.runner.maxInFlight,
             processingTimeout: .seconds(configuration.runner.recordTimeoutSeconds),
@@ -65,28 +98,35 @@ enum StageWorker {
         try retryPolicy.validate()
         let subscription = topics.inputs(of: S.name, retryTiers: retryPolicy.delays.count)
 
-        let brokers = configuration.bootstrapServerList
-        if configuration.topics.create {
-            await TopicProvisioner(bootstrapServers: brokers, properties: configuration.kafka.properties, logger: logger)
-                .ensure(configuration.allTopicNames, partitions: configuration.topics.partitions,
-                        replicationFactor: configuration.topics.replicationFactor, configs: topics.creationConfigs)
-        }
-        if S.Output.partitioning == .inputPartition {
-            do {
-                try await CoPartitioningCheck.verify(inputTopic: subscription[0], tierTopics: Array(subscription.dropFirst()),
-                                                     outputTopic: topics.output(S.Output.outputTopic), bootstrapServers: brokers,
-                                                     properties: configuration.kafka.properties)
-            } catch {
-                logger.critical("refusing to start: topic partition counts break co-partitioning",
-                                metadata: [LoggingKeys.errorMessage: .string("\(error)")])
-                throw error
+        let needsBrokers = configuration.topics.create || S.Output.partitioning == .inputPartition
+        let started = !needsBrokers ? .started : try await StartupGate.run(
+            "the brokers at \(brokers.joined(separator: ",")) (topic checks)",
+            timeout: .seconds(configuration.kafka.startupTimeoutSeconds), trigger: shutdownTrigger, logger: logger) {
+            if configuration.topics.create {
+                await TopicProvisioner(bootstrapServers: brokers, properties: configuration.kafka.properties, logger: logger)
+                    .ensure(configuration.allTopicNames, partitions: configuration.topics.partitions,
+                            replicationFactor: configuration.topics.replicationFactor, configs: topics.creationConfigs)
+            }
+            if S.Output.partitioning == .inputPartition {
+                do {
+                    try await CoPartitioningCheck.verify(inputTopic: subscription[0], tierTopics: Array(subscription.dropFirst()),
+                                                         outputTopic: topics.output(S.Output.outputTopic), bootstrapServers: brokers,
+                                                         properties: configuration.kafka.properties)
+                } catch {
+                    logger.critical("refusing to start: topic partition counts break co-partitioning",
+                                    metadata: [LoggingKeys.errorMessage: .string("\(error)")])
+                    throw error
+                }
             }
         }
+        guard started == .started else { return 0 }
 
-        let groupId = configuration.groupId(for: S.name)
         var consumerConfiguration = KafkaConsumerConfiguration(
             bootstrapServers: brokers, consumptionStrategy: .group(id: groupId, topics: subscription))
         consumerConfiguration.clientId = "\(configuration.kafka.clientId)-\(S.name)"
+        if !configuration.kafka.groupInstanceId.isEmpty {
+            consumerConfiguration.groupInstanceId = "\(configuration.kafka.groupInstanceId)-\(S.name)"
+        }
         consumerConfiguration.additionalProperties = configuration.kafka.properties
         consumerConfiguration.autoCommitInterval = .seconds(configuration.kafka.commitIntervalSeconds)
         consumerConfiguration.sessionTimeout = .seconds(configuration.kafka.sessionTimeoutSeconds)
@@ -94,6 +134,12 @@ enum StageWorker {
         // Range assignment gives partition p of the input and of every tier (equal partition
         // counts, checked above for co-partitioned stages) to the same member.
         consumerConfiguration.partitionAssignmentStrategy = .range
+        let kafkaMetrics = KafkaStatisticsMetrics(registry: metrics)
+        consumerConfiguration.statisticsInterval = statisticsInterval
+        consumerConfiguration.onStatistics = { statistics in
+            readiness.update(statistics)
+            kafkaMetrics.update(statistics)
+        }
         var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: brokers)
         producerConfiguration.clientId = "\(configuration.kafka.clientId)-\(S.name)"
         producerConfiguration.additionalProperties = configuration.kafka.properties
@@ -111,16 +157,26 @@ enum StageWorker {
                                            logger: logger)
         let sink = try KafkaRecordSink(configuration: producerConfiguration)
         let runner = StageRunner(stage: stage, source: source, sink: sink, configuration: runnerConfiguration,
-                                 retryPolicy: retryPolicy, assignmentHook: assignmentHook, logger: logger)
+                                 retryPolicy: retryPolicy, assignmentHook: assignmentHook, logger: logger,
+                                 metrics: metrics)
+        readiness.track(preparing: { [weak runner] in runner?.partitionsBeingPrepared ?? 0 })
         logger.notice("stage worker started", metadata: [
             LoggingKeys.stageName: .string(S.name.rawValue), "kafka.group": .string(groupId),
             LoggingKeys.kafkaTopic: .string(subscription.joined(separator: ",")),
             "kafka.bootstrap": .string(brokers.joined(separator: ",")),
         ])
-        let shutdownTrigger = GracefulShutdownTrigger()
-        let parentWatch = ParentWatch.startIfRequested(logger: logger, shutDown: { shutdownTrigger.trigger() })
+        let parentWatch = ParentWatch.startIfRequested(logger: logger, shutDown: {
+            readiness.stopping()
+            shutdownTrigger.trigger()
+        })
         defer { parentWatch?.cancel() }
+        let reporter = configuration.log.progressIntervalSeconds <= 0 ? nil : Task { [metrics] in
+            await WorkerReporter(stage: S.name.rawValue, registry: metrics, readiness: { readiness.evaluate() },
+                                 interval: .seconds(configuration.log.progressIntervalSeconds), logger: logger).run()
+        }
+        defer { reporter?.cancel() }
         var lifecycle = ServiceGroup.Configuration()
+        lifecycle.gracefulShutdownSignals = []  // watched above, from the start
         lifecycle.maximumGracefulShutdownDuration = runnerConfiguration.shutdownGracePeriod + .seconds(10)
         var failure: (any Error)?
         do {
@@ -211,8 +267,11 @@ extension WorkerConfiguration {
 
     /// The verify stage's verifier: offline JWS always; StoreKit 1 receipts per
     /// `verify.appReceiptMode`; `transactionId` when the App Store Server API is configured.
-    /// - Parameter transport: the HTTP client for Apple's endpoints (one per worker, shared).
-    func submissionVerifier(transport: @autoclosure () throws -> any HTTPTransport) throws -> AppStoreSubmissionVerifier {
+    /// - Parameters:
+    ///   - transport: the HTTP client for Apple's endpoints (one per worker, shared).
+    ///   - metrics: where App Store requests are counted (a worker's; nil for one-off checks).
+    func submissionVerifier(transport: @autoclosure () throws -> any HTTPTransport,
+                            metrics: AppStoreRequestMetrics? = nil) throws -> AppStoreSubmissionVerifier {
         let signed = try signedDataVerifier()
         guard let mode = LegacyReceiptMode(rawValue: verify.appReceiptMode) else {
             throw ValidationError("verify.appReceiptMode must be local, verifyReceipt or serverAPI, got '\(verify.appReceiptMode)'")
@@ -235,7 +294,7 @@ extension WorkerConfiguration {
             configuration.productionBaseURL = api.productionBaseURL
             configuration.sandboxBaseURL = api.sandboxBaseURL
             configuration.requestTimeout = .seconds(api.requestTimeoutSeconds)
-            serverAPI = try AppStoreServerAPIClient(configuration: configuration, transport: http)
+            serverAPI = try AppStoreServerAPIClient(configuration: configuration, transport: http, metrics: metrics)
         } else if mode == .serverAPI {
             throw ValidationError("verify.appReceiptMode serverAPI needs verify.serverApi.keyPath")
         }
@@ -248,7 +307,7 @@ extension WorkerConfiguration {
             configuration.excludeOldTransactions = verify.verifyReceipt.excludeOldTransactions
             configuration.bundleIds = Set(verify.bundleIds)
             configuration.requestTimeout = .seconds(verify.verifyReceipt.requestTimeoutSeconds)
-            verifyReceiptClient = try VerifyReceiptClient(configuration: configuration, transport: http)
+            verifyReceiptClient = try VerifyReceiptClient(configuration: configuration, transport: http, metrics: metrics)
         }
         let legacy = LegacyReceiptVerification(mode: mode, receiptVerifier: try AppReceiptVerifier(configuration: receipts),
                                                verifyReceipt: verifyReceiptClient)

@@ -27,6 +27,11 @@ struct ConfigLoader {
     var environment: [String: String] = [:]
     var overrides: [String: Any] = [:]
 
+    /// The `RECEIPTD_*` variables that set configuration keys, sorted (what `receiptd config` names).
+    var configurationVariables: [String] {
+        environment.keys.filter { $0.hasPrefix("RECEIPTD_") && !Self.reservedVariables.contains($0) }.sorted()
+    }
+
     /// - Throws: ``LoadError`` naming the file, key or variable at fault.
     func load() throws -> WorkerConfiguration {
         var tree = try Self.tree(of: WorkerConfiguration())
@@ -36,12 +41,12 @@ struct ConfigLoader {
             }
             let object: Any
             do { object = try JSONSerialization.jsonObject(with: data) } catch {
-                throw LoadError(description: "\(file) is not valid JSON: \(error.localizedDescription)")
+                throw LoadError(description: "\(file) is not valid JSON: \(Self.jsonProblem(error, in: data))")
             }
             guard let overlay = object as? [String: Any] else {
                 throw LoadError(description: "\(file) must hold a JSON object")
             }
-            try Self.merge(overlay, into: &tree, path: [], source: file)
+            try Self.merge(Self.resolvingPaths(in: overlay, relativeTo: file), into: &tree, path: [], source: file)
         }
         try applyEnvironment(to: &tree)
         try Self.merge(overrides, into: &tree, path: [], source: "command line")
@@ -51,6 +56,50 @@ struct ConfigLoader {
         } catch {
             throw LoadError(description: "invalid configuration: \(error)")
         }
+    }
+
+    /// Where and why JSON could not be parsed: Foundation's debug description names the character
+    /// offset (its localized description says only "not in the correct format"), turned into a line
+    /// and column here.
+    static func jsonProblem(_ error: any Error, in data: Data) -> String {
+        let nsError = error as NSError
+        let detail = (nsError.userInfo[NSDebugDescriptionErrorKey] as? String)
+            ?? (nsError.userInfo[NSUnderlyingErrorKey] as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            ?? nsError.localizedDescription
+        let offset = (nsError.userInfo["NSJSONSerializationErrorIndex"] as? Int)
+            ?? detail.range(of: #"character (\d+)"#, options: .regularExpression)
+                .flatMap { Int(detail[$0].dropFirst("character ".count)) }
+        guard let offset, offset <= data.count else { return detail }
+        let prefix = data.prefix(offset)
+        let line = prefix.filter { $0 == 0x0A }.count + 1
+        let column = offset - (prefix.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0) + 1
+        return "line \(line), column \(column): \(detail)"
+    }
+
+    /// Keys whose values are file paths: a relative one in a file means relative to that file's
+    /// directory (a configuration file names its catalogue and keys wherever it is run from).
+    /// Variables and the built-in defaults stay relative to the working directory.
+    static let pathKeys: Set<String> = [
+        "fulfil.catalogue", "verify.trustRoots", "verify.receiptTrustRoots", "verify.serverApi.keyPath",
+        "verify.verifyReceipt.sharedSecretPath",
+    ]
+
+    static func resolvingPaths(in overlay: [String: Any], relativeTo file: String, path: [String] = []) -> [String: Any] {
+        let directory = URL(fileURLWithPath: file).deletingLastPathComponent()
+        func resolve(_ value: String) -> String {
+            value.isEmpty || value.hasPrefix("/") ? value : directory.appendingPathComponent(value).standardized.path
+        }
+        var out = overlay
+        for (key, value) in overlay {
+            let keyPath = (path + [key]).joined(separator: ".")
+            if let section = value as? [String: Any], key != "properties" {
+                out[key] = resolvingPaths(in: section, relativeTo: file, path: path + [key])
+            } else if pathKeys.contains(keyPath) {
+                if let single = value as? String { out[key] = resolve(single) }
+                if let list = value as? [String] { out[key] = list.map(resolve) }
+            }
+        }
+        return out
     }
 
     /// The configuration as a JSON tree.

@@ -14,6 +14,15 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var commitIntervalSeconds = 5.0
         /// A worker that stops heartbeating (crashed, SIGKILL) loses its partitions after this long.
         var sessionTimeoutSeconds = 45.0
+        /// Static group membership: `group.instance.id` is this value with `-<stage>` appended, so a
+        /// restarted worker gets its partitions back at once instead of after the old member's
+        /// session. Only set it to something stable across restarts and unique per worker (a
+        /// StatefulSet pod name: `RECEIPTD_KAFKA_GROUP_INSTANCE_ID=$(POD_NAME)`); empty (the
+        /// default) is dynamic membership, right for Deployments, whose pod names change.
+        var groupInstanceId = ""
+        /// How long a starting worker waits for the brokers (its topic checks) before it gives up
+        /// and exits 1; 0 waits forever. It says what it waits for every 15 s meanwhile.
+        var startupTimeoutSeconds = 120.0
         /// Raw librdkafka properties passed through unchanged (SASL, SSL, tuning). Properties
         /// receiptd sets itself (delivery semantics, commit interval) are refused here.
         var properties: [String: String] = [:]
@@ -132,9 +141,24 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var billingRetryAccess = false
     }
 
+    /// `/metrics`, `/healthz` and `/readyz` (docs/operations.md).
+    struct ObservabilitySettings: Codable, Sendable, Equatable {
+        /// The port served; 0 turns the endpoint off. 9464 is the port Prometheus exporters of
+        /// this kind conventionally use; `receiptd dev` and the demo put their workers on the ports after it.
+        var port = 9464
+        /// The address bound: every interface, so the kubelet and Prometheus reach the pod.
+        var host = "0.0.0.0"
+        /// How often librdkafka's statistics (lag, queues, broker round-trip, rebalances) are
+        /// refreshed; `/readyz` reads them too.
+        var statisticsIntervalSeconds = 5.0
+    }
+
     struct Log: Codable, Sendable, Equatable {
         /// `trace` ... `critical`.
         var level = "info"
+        /// How often a worker logs its progress (records in and out, rejections, lag, rate) at
+        /// info level, and repeats why it is not ready; 0 turns the line off.
+        var progressIntervalSeconds = 30.0
     }
 
     var kafka = Kafka()
@@ -145,5 +169,6 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
     var ingest = Ingest()
     var verify = Verify()
     var fulfil = Fulfil()
+    var observability = ObservabilitySettings()
     var log = Log()
 }

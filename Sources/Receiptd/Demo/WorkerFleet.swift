@@ -13,6 +13,9 @@ final class WorkerFleet: @unchecked Sendable {
     let configPath: String
     /// The workers' environment; ``WorkerProcess`` adds the parent pid.
     var environment = ProcessInfo.processInfo.environment
+    /// Worker `n` (1-based, in start order) serves `/metrics` on this port + `n`; 0 (the default)
+    /// turns the workers' endpoints off, so harnesses never collide on a port unless asked.
+    var observabilityBasePort = 0
     private(set) var workers: [WorkerProcess] = []
 
     /// Creates a fresh temporary directory named `<prefix>-XXXXXX`.
@@ -34,13 +37,17 @@ final class WorkerFleet: @unchecked Sendable {
 
     /// Starts `count` worker processes of `stage` (`receiptd <stage> --config <configPath>`),
     /// named `<stage>-<n>`, each logging to `<directory>/<stage>-<n>.log`.
+    /// ``WorkerProcess/observabilityPort`` says where each serves its metrics (0: nowhere).
     @discardableResult
     func start(_ stage: StageName, count: Int) throws -> [WorkerProcess] {
         var started: [WorkerProcess] = []
         for index in 0..<count {
             let name = "\(stage)-\(index + 1)"
-            let worker = WorkerProcess(name: name, arguments: [stage.rawValue, "--config", configPath],
-                                       logPath: "\(directory)/\(name).log", environment: environment)
+            let port = observabilityBasePort == 0 ? 0 : observabilityBasePort + workers.count + 1
+            let worker = WorkerProcess(name: name, arguments: [stage.rawValue, "--config", configPath,
+                                                               "--observability-port", String(port)],
+                                       logPath: "\(directory)/\(name).log", environment: environment,
+                                       observabilityPort: port)
             try worker.start()
             workers.append(worker)
             started.append(worker)

@@ -9,13 +9,16 @@ final class WorkerProcess: @unchecked Sendable {
     let logPath: String
     /// The worker's environment (``ParentWatch/environmentKey`` is added at start).
     let environment: [String: String]
+    /// Where the worker serves `/metrics`, `/healthz` and `/readyz` (0: not served).
+    let observabilityPort: Int
     private var process: Process?
     /// How the current process ended, once this object has seen it end.
     private var ended: WorkerExit?
 
     init(name: String, arguments: [String], logPath: String,
-         environment: [String: String] = ProcessInfo.processInfo.environment) {
+         environment: [String: String] = ProcessInfo.processInfo.environment, observabilityPort: Int = 0) {
         self.name = name
+        self.observabilityPort = observabilityPort
         self.arguments = arguments
         self.logPath = logPath
         self.environment = environment
