@@ -129,6 +129,23 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var billingRetryAccess = false
     }
 
+    /// `receiptd notifications`: the App Store Server Notifications V2 receiver (docs/appstore-edge.md).
+    struct Notifications: Codable, Sendable, Equatable {
+        /// Bind address; TLS is terminated in front of it (ingress or proxy), so all interfaces by default.
+        var host = "0.0.0.0"
+        var port = 8080
+        /// The URL path Apple POSTs to (the App Store Connect setting ends with it).
+        var path = "/appstore/notifications"
+        var healthPath = "/health"
+        var metricsPath = "/metrics"
+        /// Larger bodies get 413; must leave room for the submission's envelope within `ingest.maxRecordBytes`.
+        var maxBodyBytes = 65_536
+        /// How long a POST waits for Kafka's acknowledgement before answering 503 (Apple then retries).
+        var publishTimeoutSeconds = 10.0
+        /// libmicrohttpd threads (socket I/O only; handlers are tasks).
+        var threads = 2
+    }
+
     struct Log: Codable, Sendable, Equatable {
         /// `trace` ... `critical`.
         var level = "info"
@@ -142,5 +159,6 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
     var ingest = Ingest()
     var verify = Verify()
     var fulfil = Fulfil()
+    var notifications = Notifications()
     var log = Log()
 }
