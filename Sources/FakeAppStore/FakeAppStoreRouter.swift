@@ -12,10 +12,15 @@ final class FakeAppStoreRouter: Sendable {
     let random: FakeRandom
     let counters = FakeAppStoreCounters()
     let apiPublicKey: AppStoreJWTSigner.PublicKey
+    /// Sent notifications (Get Notification History) and their delivery.
+    let notifications: FakeNotificationCenter
+    /// What Send Consumption Information received, in order.
+    let consumptionReports = Mutex<[FakeConsumptionReport]>([])
 
-    init(configuration: FakeAppStoreConfiguration, store: FakeTransactionStore) {
+    init(configuration: FakeAppStoreConfiguration, store: FakeTransactionStore, notifications: FakeNotificationCenter) {
         self.configuration = configuration
         self.store = store
+        self.notifications = notifications
         self.faults = Mutex(configuration.faults)
         self.random = FakeRandom(seed: configuration.seed)
         self.apiPublicKey = configuration.credentials.apiKey.publicKey
@@ -43,7 +48,6 @@ final class FakeAppStoreRouter: Sendable {
             guard request.method == .post else { return HTTPServerResponse(status: 405, headers: ["Allow": "POST"]) }
             return verifyReceipt(request, endpoint: environment, knobs: knobs)
         }
-        guard request.method == .get else { return HTTPServerResponse(status: 405, headers: ["Allow": "GET"]) }
         guard authorized(request) else {
             counters.unauthorized.add(1, ordering: .relaxed)
             return HTTPServerResponse(status: 401)
