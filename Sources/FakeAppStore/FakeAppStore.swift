@@ -40,7 +40,7 @@ public final class FakeAppStore: Sendable {
     public init(configuration: FakeAppStoreConfiguration) throws {
         try configuration.validate()
         let store = FakeTransactionStore()
-        let notifications = FakeNotificationCenter(transport: try CurlHTTPClient(), clock: configuration.clock)
+        let notifications = FakeNotificationCenter(clock: configuration.clock)
         notifications.delivery = configuration.notificationDelivery
         let router = FakeAppStoreRouter(configuration: configuration, store: store, notifications: notifications)
         self.configuration = configuration
@@ -60,6 +60,7 @@ public final class FakeAppStore: Sendable {
     /// Stops serving; held ("timed out") requests are closed. Safe to call twice.
     public func stop() {
         server.stop()
+        router.notifications.stop()
     }
 
     /// The bound port.

@@ -15,12 +15,21 @@ final class FakeNotificationCenter: Sendable {
     }
 
     private let state = Mutex(State())
-    private let transport: any HTTPTransport
+    /// Its own client (one event-loop thread), shut down by ``stop()``.
+    private let transport: CurlHTTPClient
     private let clock: @Sendable () -> Date
 
-    init(transport: any HTTPTransport, clock: @escaping @Sendable () -> Date) {
-        self.transport = transport
+    init(clock: @escaping @Sendable () -> Date) throws(HTTPError) {
+        var configuration = CurlHTTPClient.Configuration()
+        configuration.connectTimeout = .seconds(2)
+        self.transport = try CurlHTTPClient(configuration: configuration)
         self.clock = clock
+    }
+
+    /// Ends deliveries under way (their next attempt fails) and every subscriber's stream.
+    func stop() {
+        transport.shutdown()
+        for continuation in state.withLock({ Array($0.subscribers.values) }) { continuation.finish() }
     }
 
     var delivery: FakeNotificationDelivery {
