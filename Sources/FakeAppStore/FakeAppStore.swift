@@ -40,7 +40,7 @@ public final class FakeAppStore: Sendable {
     public init(configuration: FakeAppStoreConfiguration) throws {
         try configuration.validate()
         let store = FakeTransactionStore()
-        let notifications = FakeNotificationCenter(clock: configuration.clock)
+        let notifications = try FakeNotificationCenter(clock: configuration.clock)
         notifications.delivery = configuration.notificationDelivery
         let router = FakeAppStoreRouter(configuration: configuration, store: store, notifications: notifications)
         self.configuration = configuration

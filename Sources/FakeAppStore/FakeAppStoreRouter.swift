@@ -16,6 +16,8 @@ final class FakeAppStoreRouter: Sendable {
     let notifications: FakeNotificationCenter
     /// What Send Consumption Information received, in order.
     let consumptionReports = Mutex<[FakeConsumptionReport]>([])
+    /// Arrivals and 429s, for budget checks.
+    let requestLog = FakeRequestLog()
 
     init(configuration: FakeAppStoreConfiguration, store: FakeTransactionStore, notifications: FakeNotificationCenter) {
         self.configuration = configuration
@@ -38,11 +40,12 @@ final class FakeAppStoreRouter: Sendable {
         }
         let isVerifyReceipt = path == "/verifyReceipt"
         guard isVerifyReceipt || path.hasPrefix("/inApps/") else { return HTTPServerResponse(status: 404) }
+        if !isVerifyReceipt { requestLog.arrived(path, at: now) }
 
         let knobs = faults.withLock { $0 }
         await delay(knobs)
         if let fault = knobs.pick(random.unit(), verifyReceipt: isVerifyReceipt) {
-            return await inject(fault, knobs: knobs, verifyReceipt: isVerifyReceipt, environment: environment)
+            return await inject(fault, knobs: knobs, verifyReceipt: isVerifyReceipt, environment: environment, path: path)
         }
         if isVerifyReceipt {
             guard request.method == .post else { return HTTPServerResponse(status: 405, headers: ["Allow": "POST"]) }
@@ -64,7 +67,7 @@ final class FakeAppStoreRouter: Sendable {
     }
 
     private func inject(_ fault: FakeAppStoreFaults.Fault, knobs: FakeAppStoreFaults, verifyReceipt: Bool,
-                        environment: AppStoreEnvironment) async -> HTTPServerResponse {
+                        environment: AppStoreEnvironment, path: String) async -> HTTPServerResponse {
         switch fault {
         case .drop:
             counters.dropped.add(1, ordering: .relaxed)
@@ -84,6 +87,7 @@ final class FakeAppStoreRouter: Sendable {
             var response = verifyReceipt ? HTTPServerResponse(status: 429)
                 : Self.apiError(429, 4_290_000, "Rate limit exceeded.")
             response.headers["Retry-After"] = String(retryAt.fakeMilliseconds)
+            requestLog.throttled(path, at: now, retryAt: retryAt)
             return response
         case .status21005:
             counters.status21005.add(1, ordering: .relaxed)

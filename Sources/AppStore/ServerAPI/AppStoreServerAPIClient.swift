@@ -33,6 +33,8 @@ public final class AppStoreServerAPIClient: Sendable {
     public let tokens: AppStoreBearerTokenProvider
     private let transport: any HTTPTransport
     private let clock: @Sendable () -> Date
+    /// The per-endpoint budget every request waits for (nil: none).
+    public let requestLimiter: (any AppStoreRequestLimiter)?
 
     /// Creates a client, reading the signing key from ``AppStoreServerAPIConfiguration/signingKeyPath``.
     /// - Parameters:
@@ -41,10 +43,12 @@ public final class AppStoreServerAPIClient: Sendable {
     ///   - clock: The current time, for token claims and `Retry-After` deltas.
     /// - Throws: ``AppStoreConfigurationError`` for invalid settings or an unusable key file.
     public convenience init(configuration: AppStoreServerAPIConfiguration, transport: any HTTPTransport,
+                            requestLimiter: (any AppStoreRequestLimiter)? = nil,
                             clock: @escaping @Sendable () -> Date = Date.init) throws(AppStoreConfigurationError) {
         try configuration.validate()
         let signer = try AppStoreJWTSigner.load(path: configuration.signingKeyPath)
-        try self.init(configuration: configuration, signer: signer, transport: transport, clock: clock)
+        try self.init(configuration: configuration, signer: signer, transport: transport, requestLimiter: requestLimiter,
+                      clock: clock)
     }
 
     /// Creates a client with an already loaded key (tests, the fake App Store tooling).
@@ -55,10 +59,12 @@ public final class AppStoreServerAPIClient: Sendable {
     ///   - clock: The current time.
     /// - Throws: ``AppStoreConfigurationError`` for invalid settings.
     public init(configuration: AppStoreServerAPIConfiguration, signer: AppStoreJWTSigner, transport: any HTTPTransport,
+                requestLimiter: (any AppStoreRequestLimiter)? = nil,
                 clock: @escaping @Sendable () -> Date = Date.init) throws(AppStoreConfigurationError) {
         try configuration.validate()
         self.configuration = configuration
         self.transport = transport
+        self.requestLimiter = requestLimiter
         self.clock = clock
         self.tokens = AppStoreBearerTokenProvider(
             signer: signer, keyId: configuration.keyId, issuerId: configuration.issuerId, bundleId: configuration.bundleId,
@@ -162,8 +168,17 @@ public final class AppStoreServerAPIClient: Sendable {
     }
 
     /// One HTTP exchange with one environment; the body of a 2xx, else the classified error.
-    private func exchange(_ relative: String, environment: AppStoreEnvironment) async throws(AppStoreServerAPIError)
-        -> [UInt8] {
+    /// With a ``requestLimiter`` the request first waits for its endpoint's budget, and a 429's
+    /// `Retry-After` pauses the endpoint for every request of this client.
+    func exchange(_ relative: String, environment: AppStoreEnvironment, method: HTTPMethod = .get,
+                  body: [UInt8] = []) async throws(AppStoreServerAPIError) -> [UInt8] {
+        let endpoint = AppStoreEndpoint(method: method, path: relative)
+        if let requestLimiter, let endpoint {
+            if case .deferred(let until) = await requestLimiter.admit(endpoint) {
+                throw AppStoreServerAPIError(reason: .apiRateLimited, environment: environment, retryAfter: until,
+                                             detail: "\(endpoint.rawValue) budget exhausted; not sent")
+            }
+        }
         let token: String
         do {
             token = try tokens.token()
@@ -171,9 +186,10 @@ public final class AppStoreServerAPIClient: Sendable {
             throw AppStoreServerAPIError(reason: .apiSigningFailed, environment: environment,
                                          detail: "cannot sign the bearer token: \(error)")
         }
-        let request = HTTPRequest(
-            method: .get, url: configuration.baseURL(for: environment) + relative,
-            headers: ["Authorization": "Bearer \(token)", "Accept": "application/json"])
+        var headers: HTTPHeaders = ["Authorization": "Bearer \(token)", "Accept": "application/json"]
+        if !body.isEmpty { headers["Content-Type"] = "application/json" }
+        let request = HTTPRequest(method: method, url: configuration.baseURL(for: environment) + relative,
+                                  headers: headers, body: body)
         let response: HTTPResponse
         do {
             response = try await transport.execute(request, timeout: configuration.requestTimeout)
@@ -182,7 +198,11 @@ public final class AppStoreServerAPIClient: Sendable {
         }
         guard response.isSuccess else {
             if response.status == 401 { tokens.invalidate() }
-            throw AppStoreServerAPIError.classify(response, environment: environment, now: clock())
+            let error = AppStoreServerAPIError.classify(response, environment: environment, now: clock())
+            if response.status == 429, let endpoint, let requestLimiter {
+                requestLimiter.pause(endpoint, until: error.retryAfter ?? clock().addingTimeInterval(1))
+            }
+            throw error
         }
         return response.body
     }

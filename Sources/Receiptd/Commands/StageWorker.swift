@@ -211,7 +211,8 @@ extension WorkerConfiguration {
     /// The verify stage's verifier: offline JWS always; StoreKit 1 receipts per
     /// `verify.appReceiptMode`; `transactionId` when the App Store Server API is configured.
     /// - Parameter transport: the HTTP client for Apple's endpoints (one per worker, shared).
-    func submissionVerifier(transport: @autoclosure () throws -> any HTTPTransport) throws -> AppStoreSubmissionVerifier {
+    func submissionVerifier(transport: @autoclosure () throws -> any HTTPTransport,
+                            requestLimiter: (any AppStoreRequestLimiter)? = nil) throws -> AppStoreSubmissionVerifier {
         let signed = try signedDataVerifier()
         guard let mode = LegacyReceiptMode(rawValue: verify.appReceiptMode) else {
             throw ValidationError("verify.appReceiptMode must be local, verifyReceipt or serverAPI, got '\(verify.appReceiptMode)'")
@@ -234,7 +235,7 @@ extension WorkerConfiguration {
             configuration.productionBaseURL = api.productionBaseURL
             configuration.sandboxBaseURL = api.sandboxBaseURL
             configuration.requestTimeout = .seconds(api.requestTimeoutSeconds)
-            serverAPI = try AppStoreServerAPIClient(configuration: configuration, transport: http)
+            serverAPI = try AppStoreServerAPIClient(configuration: configuration, transport: http, requestLimiter: requestLimiter)
         } else if mode == .serverAPI {
             throw ValidationError("verify.appReceiptMode serverAPI needs verify.serverApi.keyPath")
         }

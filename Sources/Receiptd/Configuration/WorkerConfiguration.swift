@@ -1,3 +1,5 @@
+import AppStore
+
 /// Everything a receiptd process can be configured with, in one tree.
 ///
 /// The defaults below are the embedded-broker defaults; `Config/receiptd.json` spells the whole tree
@@ -101,6 +103,14 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var productionBaseURL = "https://api.storekit.apple.com"
         var sandboxBaseURL = "https://api.storekit-sandbox.apple.com"
         var requestTimeoutSeconds = 10.0
+        /// The whole verify group's request budget per endpoint (`transactionInfo`, `transactionHistory`,
+        /// `subscriptionStatuses`, …): `{"requests": N, "windowSeconds": S}`; each worker takes the share
+        /// of its partitions. Empty: no limit but Apple's 429s.
+        var budgets: [String: AppStoreBudget] = [:]
+        /// A request waiting longer for budget goes to a retry tier instead (below `runner.recordTimeoutSeconds`).
+        var budgetMaxWaitSeconds = 20.0
+        /// Added to every budget window: covers the delay between admission here and arrival at Apple.
+        var budgetMarginSeconds = 1.0
     }
 
     /// Apple's legacy verifyReceipt endpoint (the `verifyReceipt` receipt mode).
