@@ -69,6 +69,9 @@ extension FakeAppStoreRouter {
         ("lifetimeDollarsPurchased", 0...7), ("userStatus", 0...4),
     ]
 
+    /// Foundation decodes JSON `true`/`false` and numbers all as `NSNumber`; only booleans have type `c`.
+    static func isBoolean(_ number: NSNumber) -> Bool { String(cString: number.objCType) == "c" }
+
     private func consumption(id: String, request: HTTPServerRequest, environment: AppStoreEnvironment) -> HTTPServerResponse {
         guard !id.isEmpty, id.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
             return Self.apiError(400, 4_000_006, "Invalid transaction id.")
@@ -82,13 +85,15 @@ extension FakeAppStoreRouter {
         var fields: [String: String] = [:]
         for (name, range) in Self.consumptionFields {
             if let range {
-                guard let number = body[name] as? NSNumber, !(body[name] is Bool), range.contains(number.intValue) else {
+                guard let number = body[name] as? NSNumber, !Self.isBoolean(number), range.contains(number.intValue) else {
                     return Self.apiError(400, 4_000_000, "\(name) is missing or out of range.")
                 }
                 fields[name] = String(number.intValue)
             } else {
-                guard let flag = body[name] as? Bool else { return Self.apiError(400, 4_000_000, "\(name) must be a boolean.") }
-                fields[name] = String(flag)
+                guard let flag = body[name] as? NSNumber, Self.isBoolean(flag) else {
+                    return Self.apiError(400, 4_000_000, "\(name) must be a boolean.")
+                }
+                fields[name] = String(flag.boolValue)
             }
         }
         guard fields["customerConsented"] == "true" else {
