@@ -75,6 +75,11 @@ public struct NotificationHistoryResponse: Sendable, Equatable {
         /// `(attemptDate, sendAttemptResult)` in Apple's order.
         public var sendAttempts: [(date: Date, result: String)]
 
+        public init(signedPayload: String, sendAttempts: [(date: Date, result: String)] = []) {
+            self.signedPayload = signedPayload
+            self.sendAttempts = sendAttempts
+        }
+
         public static func == (lhs: Item, rhs: Item) -> Bool {
             lhs.signedPayload == rhs.signedPayload && lhs.sendAttempts.map(\.result) == rhs.sendAttempts.map(\.result)
                 && lhs.sendAttempts.map(\.date) == rhs.sendAttempts.map(\.date)
@@ -86,6 +91,14 @@ public struct NotificationHistoryResponse: Sendable, Equatable {
     /// The token for the next page (present while ``hasMore``).
     public var paginationToken: String?
     public var environment: AppStoreEnvironment
+
+    /// Creates a page (stubs in tests; the client parses Apple's answer).
+    public init(items: [Item], hasMore: Bool, paginationToken: String?, environment: AppStoreEnvironment) {
+        self.items = items
+        self.hasMore = hasMore
+        self.paginationToken = paginationToken
+        self.environment = environment
+    }
 
     init(body: [UInt8], environment: AppStoreEnvironment) throws(AppStoreServerAPIError) {
         let object = try ServerAPIJSON.object(body, environment: environment)

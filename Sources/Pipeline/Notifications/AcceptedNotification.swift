@@ -16,4 +16,6 @@ public struct AcceptedNotification: Sendable, Equatable {
     public var payloadSHA256: String
     /// Apple's `notificationUUID` when the payload carries one (logging only; unverified).
     public var notificationUUID: String?
+    /// Apple's `signedDate` when the payload carries one (progress only; unverified).
+    public var signedDate: Date?
 }

@@ -61,8 +61,11 @@ public struct NotificationIntake: Sendable {
         }
         var uuid: String?
         if case .string(let text)? = object["notificationUUID"] { uuid = String(text.prefix(64)) }
+        var signedDate: Date?
+        if case .number(let milliseconds)? = object["signedDate"] { signedDate = Date(timeIntervalSince1970: milliseconds / 1000) }
         return .success(AcceptedNotification(key: bundleId + "/" + digest, value: value, submissionId: submission.submissionId,
-                                             bundleId: bundleId, payloadSHA256: digest, notificationUUID: uuid))
+                                             bundleId: bundleId, payloadSHA256: digest, notificationUUID: uuid,
+                                             signedDate: signedDate))
     }
 
     private static func bundleId(in claims: [String: JSONValue]) -> String? {
