@@ -95,5 +95,11 @@ import Testing
         #expect(throws: ValidationError.self) { try ReconcileCommand(arguments: ["subscriptions", "--only-failures"]) }
         #expect(throws: ValidationError.self) { try ReconcileCommand(arguments: ["everything"]) }
         #expect((try? ReconcileCommand(arguments: ["subscriptions", "--dry-run", "--rate", "2"]))?.rate == 2)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(ReconcileCommand.instant("-26h", now: now) == now.addingTimeInterval(-26 * 3600))
+        #expect(ReconcileCommand.instant("-2d", now: now) == now.addingTimeInterval(-2 * 86_400))
+        #expect(ReconcileCommand.instant("-5x", now: now) == nil)
+        // A relative start is kept as written, so a restarted job (a later "now") still matches its checkpoint.
+        #expect((try? ReconcileCommand(arguments: ["notifications", "--since", "-26h"]))?.parameters["since"] == "-26h")
     }
 }

@@ -16,7 +16,8 @@ struct ReconcileCommand: Command {
         receiptd reconcile notifications --since T [--until T] [--only-failures] [options]
         receiptd reconcile subscriptions [--transactions FILE] [options]
 
-          --since T, --until T   RFC 3339 instants (notifications; --until defaults to now; Apple keeps 180 days)
+          --since T, --until T   RFC 3339 instants or relative to now, e.g. -26h (notifications; --until
+                                 defaults to now; Apple keeps 180 days; resolved once per checkpoint)
           --only-failures        only notifications Apple never delivered successfully
           --transactions FILE    lines "originalTransactionId userId" (subscriptions; default: every
                                  auto-renewable purchase in the owner view, entitlements.state)
@@ -37,6 +38,9 @@ struct ReconcileCommand: Command {
     var mode: Mode
     var since: Date?
     var until: Date?
+    /// As given (a relative `-26h` is resolved once, at the first run, and kept in the checkpoint).
+    var sinceText: String?
+    var untilText: String?
     var onlyFailures = false
     var transactionsFile: String?
     var rate = 5
@@ -53,13 +57,18 @@ struct ReconcileCommand: Command {
             throw ValidationError("expected `notifications` or `subscriptions`")
         }
         self.mode = mode
+        let now = Date()
         func instant(_ name: String) throws -> Date? {
             guard let raw = parser.option(name) else { return nil }
-            guard let date = ContractCoding.date(from: raw) else { throw ValidationError("\(name) must be RFC 3339, got '\(raw)'") }
+            guard let date = Self.instant(raw, now: now) else {
+                throw ValidationError("\(name) must be RFC 3339 or relative to now (-26h, -90m, -2d), got '\(raw)'")
+            }
             return date
         }
         since = try instant("--since")
         until = try instant("--until")
+        sinceText = parser.option("--since")
+        untilText = parser.option("--until")
         onlyFailures = parser.flag("--only-failures")
         transactionsFile = parser.option("--transactions")
         rate = try parser.integer("--rate", in: 1...10_000) ?? rate
@@ -117,7 +126,9 @@ struct ReconcileCommand: Command {
             case .notifications:
                 let environments = try Self.environments(configuration.verify.environment)
                 if checkpoint.endDate == nil { checkpoint.endDate = until ?? Date() }
-                let request = NotificationHistoryRequest(startDate: since!, endDate: checkpoint.endDate!, onlyFailures: onlyFailures)
+                if checkpoint.startDate == nil { checkpoint.startDate = since }
+                let request = NotificationHistoryRequest(startDate: checkpoint.startDate!, endDate: checkpoint.endDate!,
+                                                         onlyFailures: onlyFailures)
                 let publish: (([AcceptedNotification]) async throws -> Void)? = sink.map { sink in
                     { batch in try await sink.send(batch.map { OutboundRecord(topic: topic, key: Array($0.key.utf8), value: $0.value) }) }
                 }
@@ -156,11 +167,26 @@ struct ReconcileCommand: Command {
     /// What identifies this run in its checkpoint.
     var parameters: [String: String] {
         var p = ["mode": mode.rawValue, "dryRun": String(dryRun)]
-        if let since { p["since"] = ContractCoding.timestamp(since) }
-        if let until { p["until"] = ContractCoding.timestamp(until) }
+        if let sinceText { p["since"] = sinceText }
+        if let untilText { p["until"] = untilText }
         if onlyFailures { p["onlyFailures"] = "true" }
         if let transactionsFile { p["transactions"] = transactionsFile }
         return p
+    }
+
+    /// An RFC 3339 instant, or `-<n>d|h|m|s` before `now`.
+    static func instant(_ text: String, now: Date) -> Date? {
+        if let date = ContractCoding.date(from: text) { return date }
+        guard text.hasPrefix("-"), let unit = text.last, let amount = Double(text.dropFirst().dropLast()), amount >= 0 else { return nil }
+        let seconds: Double
+        switch unit {
+        case "d": seconds = amount * 86_400
+        case "h": seconds = amount * 3600
+        case "m": seconds = amount * 60
+        case "s": seconds = amount
+        default: return nil
+        }
+        return now.addingTimeInterval(-seconds)
     }
 
     static func environments(_ policy: String) throws -> [AppStoreEnvironment] {

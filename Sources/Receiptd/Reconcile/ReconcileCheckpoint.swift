@@ -19,6 +19,8 @@ struct ReconcileCheckpoint: Codable, Equatable {
     /// The end of the notification history span, fixed at the first run (default: its start time)
     /// so a resumed run asks for the same span its pagination token belongs to.
     var endDate: Date?
+    /// The start of that span, fixed likewise (a relative `--since` is resolved once).
+    var startDate: Date?
 
     /// Loads `path` if it exists and belongs to a run with `parameters`.
     /// - Throws: `ValidationError` when the file is unreadable or belongs to another run.
