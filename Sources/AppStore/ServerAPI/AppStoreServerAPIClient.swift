@@ -173,12 +173,16 @@ public final class AppStoreServerAPIClient: Sendable {
     func exchange(_ relative: String, environment: AppStoreEnvironment, method: HTTPMethod = .get,
                   body: [UInt8] = []) async throws(AppStoreServerAPIError) -> [UInt8] {
         let endpoint = AppStoreEndpoint(method: method, path: relative)
+        var ticket: UInt64?
         if let requestLimiter, let endpoint {
-            if case .deferred(let until) = await requestLimiter.admit(endpoint) {
+            switch await requestLimiter.admit(endpoint) {
+            case .admitted(let admitted): ticket = admitted
+            case .deferred(let until):
                 throw AppStoreServerAPIError(reason: .apiRateLimited, environment: environment, retryAfter: until,
                                              detail: "\(endpoint.rawValue) budget exhausted; not sent")
             }
         }
+        defer { if let ticket, let endpoint { requestLimiter?.finish(endpoint, ticket: ticket) } }
         let token: String
         do {
             token = try tokens.token()

@@ -1,7 +1,11 @@
 import Foundation
 
 /// One endpoint's request budget as a pure state machine (the clock is an argument), so the rule
-/// is tested without waiting: at most `allowance` requests in any sliding window.
+/// is tested without waiting: at most `allowance` requests reach Apple in any sliding window.
+///
+/// A request holds its slot from admission until it *finished*, and for one window after that:
+/// any two requests that can arrive at Apple within one window were then both counted when the
+/// later one was admitted, however long the network or the HTTP client queued them.
 ///
 /// The allowance is this process's share of the group's budget. A share that shrinks applies at
 /// once; one that grows beyond the largest share held during the last window applies one window
@@ -15,8 +19,11 @@ public struct EndpointBudget: Sendable, Equatable {
     public var window: TimeInterval
     /// This process's share of `requests` (≤ `requests`).
     public private(set) var allowance: Int
-    /// Admission times (and booked growth) within the last window, oldest first.
+    /// Finish times (and booked growth) within the last window, oldest first.
     private var spent: [Date] = []
+    /// Admitted requests not finished yet, by ticket.
+    private var inFlight: [UInt64: Date] = [:]
+    private var nextTicket: UInt64 = 0
     /// Allowances in effect, with when they started; kept for one window.
     private var history: [(start: Date, allowance: Int)] = []
     /// Apple's `Retry-After`.
@@ -26,7 +33,8 @@ public struct EndpointBudget: Sendable, Equatable {
 
     public static func == (lhs: EndpointBudget, rhs: EndpointBudget) -> Bool {
         lhs.requests == rhs.requests && lhs.window == rhs.window && lhs.allowance == rhs.allowance
-            && lhs.spent == rhs.spent && lhs.pausedUntil == rhs.pausedUntil && lhs.shared == rhs.shared
+            && lhs.spent == rhs.spent && lhs.inFlight == rhs.inFlight && lhs.pausedUntil == rhs.pausedUntil
+            && lhs.shared == rhs.shared
     }
 
     /// - Parameters:
@@ -57,22 +65,42 @@ public struct EndpointBudget: Sendable, Equatable {
         pausedUntil = max(pausedUntil ?? until, until)
     }
 
-    /// Counts a request at `now` if the budget allows it.
-    /// - Returns: nil when admitted, else the earliest instant worth asking again.
-    public mutating func admit(at now: Date) -> Date? {
-        prune(now)
-        if let pausedUntil, pausedUntil > now { return pausedUntil }
-        if spent.count < allowance {
-            spent.append(now)
-            return nil
-        }
-        guard allowance > 0 else { return now.addingTimeInterval(window) }
-        // The oldest entries must leave the window until one slot is free.
-        return spent[spent.count - allowance].addingTimeInterval(window)
+    /// What ``admit(at:)`` decided.
+    public enum Decision: Sendable, Equatable {
+        /// Send it, then call ``finish(_:at:)`` with the ticket.
+        case admitted(ticket: UInt64)
+        /// Ask again at this instant (or earlier, when a request in flight finishes).
+        case wait(until: Date)
     }
 
-    /// Requests counted in the window ending at `now` (booked growth included).
-    public func used(at now: Date) -> Int { spent.filter { $0 > now.addingTimeInterval(-window) }.count }
+    /// How long to wait when only requests still in flight hold the slots.
+    static let inFlightRecheck: TimeInterval = 0.05
+
+    /// Admits a request at `now` if a slot is free.
+    public mutating func admit(at now: Date) -> Decision {
+        prune(now)
+        if let pausedUntil, pausedUntil > now { return .wait(until: pausedUntil) }
+        if spent.count + inFlight.count < allowance {
+            nextTicket += 1
+            inFlight[nextTicket] = now
+            return .admitted(ticket: nextTicket)
+        }
+        guard allowance > 0 else { return .wait(until: now.addingTimeInterval(window)) }
+        // Slots free up as finished requests leave the window; requests in flight hold theirs.
+        let mustLeave = spent.count + inFlight.count - allowance + 1
+        guard mustLeave <= spent.count else { return .wait(until: now.addingTimeInterval(Self.inFlightRecheck)) }
+        return .wait(until: spent[mustLeave - 1].addingTimeInterval(window))
+    }
+
+    /// The request of `ticket` got its answer (or failed) at `now`: its slot stays taken for one window.
+    public mutating func finish(_ ticket: UInt64, at now: Date) {
+        guard inFlight.removeValue(forKey: ticket) != nil else { return }
+        let index = spent.firstIndex { $0 > now } ?? spent.endIndex
+        spent.insert(now, at: index)
+    }
+
+    /// Slots taken at `now`: requests in flight, and those finished (or booked) within the window.
+    public func used(at now: Date) -> Int { spent.filter { $0 > now.addingTimeInterval(-window) }.count + inFlight.count }
 
     private mutating func prune(_ now: Date) {
         let horizon = now.addingTimeInterval(-window)

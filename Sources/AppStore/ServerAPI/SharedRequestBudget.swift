@@ -14,19 +14,20 @@ public struct AppStoreBudget: Sendable, Equatable, Codable {
 
 /// The ``AppStoreRequestLimiter`` of one process: per endpoint an ``EndpointBudget`` holding this
 /// process's share of the group's budget (``setShare(owned:of:)``, from its partitions), waiting
-/// in the caller's task (never a thread) for a free slot, at most `maxWait`; a 429 pauses the
-/// endpoint for every request of the process. Endpoints without a budget are never held.
+/// in the caller's task (never a thread) for a free slot, at most `maxWait`; a request holds its
+/// slot while in flight and one window after its answer; a 429 pauses the endpoint for every
+/// request of the process. Endpoints without a budget are never held.
 public final class SharedRequestBudget: AppStoreRequestLimiter {
     private let budgets: Mutex<[AppStoreEndpoint: EndpointBudget]>
     private let maxWait: Duration
     private let clock: @Sendable () -> Date
 
     /// - Parameters:
-    ///   - budgets: The group's budget per endpoint; its window is widened by `margin`, which
-    ///     absorbs the network delay between admission here and arrival at Apple.
+    ///   - budgets: The group's budget per endpoint; its window is widened by `margin` (clock
+    ///     differences between here and Apple).
     ///   - maxWait: A request that would wait longer is deferred (not sent) with the instant it may go.
     ///   - clock: The current time.
-    public init(budgets: [AppStoreEndpoint: AppStoreBudget], margin: Duration = .seconds(1), maxWait: Duration,
+    public init(budgets: [AppStoreEndpoint: AppStoreBudget], margin: Duration = .zero, maxWait: Duration,
                 clock: @escaping @Sendable () -> Date = Date.init) {
         let now = clock()
         let marginSeconds = Double(margin.components.seconds) + Double(margin.components.attoseconds) / 1e18
@@ -53,14 +54,23 @@ public final class SharedRequestBudget: AppStoreRequestLimiter {
         let deadline = start.addingTimeInterval(Double(maxWait.components.seconds) + Double(maxWait.components.attoseconds) / 1e18)
         while true {
             let now = clock()
-            guard let next = budgets.withLock({ budgets -> Date?? in budgets[endpoint] == nil ? .some(nil) : budgets[endpoint]!.admit(at: now) }) else {
-                return .admitted
+            let decision = budgets.withLock { budgets -> EndpointBudget.Decision in
+                budgets[endpoint] == nil ? .admitted(ticket: 0) : budgets[endpoint]!.admit(at: now)
             }
-            guard let next else { return .admitted }
-            if next > deadline || Task.isCancelled { return .deferred(until: next) }
-            // Re-check at least every second: a pause or a share change may move the instant.
-            try? await Task.sleep(for: .milliseconds(Int64(min(1.0, max(0.001, next.timeIntervalSince(now))) * 1000)))
+            switch decision {
+            case .admitted(let ticket):
+                return .admitted(ticket: ticket)
+            case .wait(let next):
+                if next > deadline || Task.isCancelled { return .deferred(until: next) }
+                // Re-check at least every second: a pause or a share change may move the instant.
+                try? await Task.sleep(for: .milliseconds(Int64(min(1.0, max(0.001, next.timeIntervalSince(now))) * 1000)))
+            }
         }
+    }
+
+    public func finish(_ endpoint: AppStoreEndpoint, ticket: UInt64) {
+        let now = clock()
+        budgets.withLock { budgets in budgets[endpoint]?.finish(ticket, at: now) }
     }
 
     public func pause(_ endpoint: AppStoreEndpoint, until: Date) {
