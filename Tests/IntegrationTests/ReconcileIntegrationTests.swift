@@ -101,4 +101,64 @@ import Testing
         #expect(outcomes == Array(repeating: "duplicate-suppressed", count: 3))
         #expect(reader.messages(in: broker.topics.rejected).isEmpty && reader.messages(in: broker.topics.deadLetter).isEmpty)
     }
+
+    /// The reconcile process's configuration: the fake App Store's API key, production only.
+    static func overlay(_ fake: FakeAppStore, in directory: URL) throws -> String {
+        let files = try fake.configuration.credentials.write(to: directory.path)
+        let overlay = directory.appendingPathComponent("reconcile.json").path
+        let settings: [String: Any] = [
+            "topics": ["create": false],
+            "verify": ["environment": "production", "serverApi": [
+                "keyPath": files.signingKey, "keyId": fake.configuration.credentials.keyId,
+                "issuerId": fake.configuration.credentials.issuerId, "bundleId": Samples.bundleId,
+                "productionBaseURL": fake.productionBaseURL, "sandboxBaseURL": fake.sandboxBaseURL,
+            ]],
+        ]
+        try JSONSerialization.data(withJSONObject: settings).write(to: URL(fileURLWithPath: overlay))
+        return overlay
+    }
+
+    @Test func subscriptionReconciliationCorrectsDriftAndChangesNothingTwice() async throws {
+        let broker = try BrokerFixture()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reconcile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fake = try NotificationReceiverTests.fakeAppStore()
+        defer { fake.stop() }
+        let now = Date()
+        let original = fake.store.purchase(productId: "com.demo.monthly.sub", type: .autoRenewable, environment: .production,
+                                           purchaseDate: now.addingTimeInterval(-31 * 86_400), expiresDate: now.addingTimeInterval(-3600))
+        let list = directory.appendingPathComponent("subscriptions.txt").path
+        try "# originalTransactionId userId\n\(original.originalTransactionId) player-42\n".write(toFile: list, atomically: true, encoding: .utf8)
+        let arguments = ["reconcile", "subscriptions", "--transactions", list, "--brokers", broker.bootstrap[0],
+                         "--config", try Self.overlay(fake, in: directory)]
+
+        let dry = try await Self.receiptd(arguments + ["--dry-run"])
+        try #require(dry.status == 0, "\(dry.errors)")
+        #expect(dry.output.contains("seen                1") && dry.output.contains("published           0"), "\(dry.output)")
+        let first = try await Self.receiptd(arguments)
+        try #require(first.status == 0, "\(first.errors)")
+        // Apple renewed it and receiptd never heard (a lost DID_RENEW): the next run finds the drift ...
+        let renewal = fake.store.renew(original, period: .seconds(30 * 86_400))
+        let second = try await Self.receiptd(arguments)
+        try #require(second.status == 0, "\(second.errors)")
+        // ... and a run with nothing new changes nothing.
+        let third = try await Self.receiptd(arguments)
+        try #require(third.status == 0, "\(third.errors)")
+        for run in [first, second, third] { #expect(run.output.contains("published           1"), "\(run.output)") }
+
+        let reader = try broker.reader([broker.topics.submitted, broker.topics.entitlementsChanged, broker.topics.outcomes,
+                                        broker.topics.rejected, broker.topics.deadLetter])
+        let verdictTopics = [broker.topics.entitlementsChanged, broker.topics.outcomes, broker.topics.rejected, broker.topics.deadLetter]
+        try await NotificationPipeline(broker: broker, fake: fake).run {
+            try await reader.wait(timeout: .seconds(90)) { $0.filter { verdictTopics.contains($0.topic) }.count >= 3 }
+        }
+        await reader.close()
+        let changes = reader.messages(in: broker.topics.entitlementsChanged)
+        #expect(changes.map { $0.json["transactionId"] as? String } == [original.transactionId, renewal.transactionId])
+        #expect(changes.allSatisfy { $0.json["userId"] as? String == "player-42" })
+        #expect(changes.last?.json["hasAccess"] as? Bool == true, "the renewal restored access")
+        #expect(reader.messages(in: broker.topics.outcomes).count == 1)
+        #expect(reader.messages(in: broker.topics.rejected).isEmpty && reader.messages(in: broker.topics.deadLetter).isEmpty)
+    }
 }
