@@ -12,6 +12,8 @@ import Synchronization
 /// | `GET /inApps/v1/transactions/{id}` | Production Get Transaction Info |
 /// | `GET /inApps/v2/history/{id}[?revision=…]` | Production Get Transaction History (pages of ``FakeAppStoreConfiguration/historyPageSize``) |
 /// | `GET /inApps/v1/subscriptions/{id}` | Production Get All Subscription Statuses |
+/// | `POST /inApps/v1/notifications/history[?paginationToken=…]` | Get Notification History (both environments' notifications under their prefix) |
+/// | `PUT /inApps/v1/transactions/consumption/{id}` | Send Consumption Information (202; kept in ``consumptionReports``) |
 /// | `POST /verifyReceipt` | Production `verifyReceipt` |
 /// | `/sandbox/…` | the same four for Sandbox |
 ///
@@ -38,7 +40,9 @@ public final class FakeAppStore: Sendable {
     public init(configuration: FakeAppStoreConfiguration) throws {
         try configuration.validate()
         let store = FakeTransactionStore(seed: configuration.seed)
-        let router = FakeAppStoreRouter(configuration: configuration, store: store)
+        let notifications = try FakeNotificationCenter(clock: configuration.clock)
+        notifications.delivery = configuration.notificationDelivery
+        let router = FakeAppStoreRouter(configuration: configuration, store: store, notifications: notifications)
         self.configuration = configuration
         self.store = store
         self.router = router
@@ -56,6 +60,7 @@ public final class FakeAppStore: Sendable {
     /// Stops serving; held ("timed out") requests are closed. Safe to call twice.
     public func stop() {
         server.stop()
+        router.notifications.stop()
     }
 
     /// The bound port.

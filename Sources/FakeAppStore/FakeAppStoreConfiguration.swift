@@ -25,6 +25,8 @@ public struct FakeAppStoreConfiguration: Sendable {
     public var seed: UInt64 = 1
     /// Transactions per history page (Apple: 20); tests lower it to exercise pagination.
     public var historyPageSize: Int = 20
+    /// Where and how notifications sent with ``FakeAppStore/notify(_:)`` are pushed.
+    public var notificationDelivery = FakeNotificationDelivery()
     /// The fake's clock: `signedDate`, token expiry, `Retry-After`.
     public var clock: @Sendable () -> Date = Date.init
 

@@ -6,6 +6,8 @@ extension FakeAppStoreRouter {
     /// Routes `/inApps/…` (already authorized, environment prefix removed).
     func serverAPI(path: String, request: HTTPServerRequest, environment: AppStoreEnvironment) -> HTTPServerResponse {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if let answer = notificationAPI(parts: parts, request: request, environment: environment) { return answer }
+        guard request.method == .get else { return HTTPServerResponse(status: 405, headers: ["Allow": "GET"]) }
         // ["", "inApps", "v1", "transactions", id]
         guard parts.count == 5, parts[0].isEmpty, parts[1] == "inApps" else { return HTTPServerResponse(status: 404) }
         let id = parts[4]

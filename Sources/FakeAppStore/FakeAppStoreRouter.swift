@@ -12,10 +12,17 @@ final class FakeAppStoreRouter: Sendable {
     let random: FakeRandom
     let counters = FakeAppStoreCounters()
     let apiPublicKey: AppStoreJWTSigner.PublicKey
+    /// Sent notifications (Get Notification History) and their delivery.
+    let notifications: FakeNotificationCenter
+    /// What Send Consumption Information received, in order.
+    let consumptionReports = Mutex<[FakeConsumptionReport]>([])
+    /// Arrivals and 429s, for budget checks.
+    let requestLog = FakeRequestLog()
 
-    init(configuration: FakeAppStoreConfiguration, store: FakeTransactionStore) {
+    init(configuration: FakeAppStoreConfiguration, store: FakeTransactionStore, notifications: FakeNotificationCenter) {
         self.configuration = configuration
         self.store = store
+        self.notifications = notifications
         self.faults = Mutex(configuration.faults)
         self.random = FakeRandom(seed: configuration.seed)
         self.apiPublicKey = configuration.credentials.apiKey.publicKey
@@ -33,17 +40,17 @@ final class FakeAppStoreRouter: Sendable {
         }
         let isVerifyReceipt = path == "/verifyReceipt"
         guard isVerifyReceipt || path.hasPrefix("/inApps/") else { return HTTPServerResponse(status: 404) }
+        if !isVerifyReceipt { requestLog.arrived(path, at: now) }
 
         let knobs = faults.withLock { $0 }
         await delay(knobs)
         if let fault = knobs.pick(random.unit(), verifyReceipt: isVerifyReceipt) {
-            return await inject(fault, knobs: knobs, verifyReceipt: isVerifyReceipt, environment: environment)
+            return await inject(fault, knobs: knobs, verifyReceipt: isVerifyReceipt, environment: environment, path: path)
         }
         if isVerifyReceipt {
             guard request.method == .post else { return HTTPServerResponse(status: 405, headers: ["Allow": "POST"]) }
             return verifyReceipt(request, endpoint: environment, knobs: knobs)
         }
-        guard request.method == .get else { return HTTPServerResponse(status: 405, headers: ["Allow": "GET"]) }
         guard authorized(request) else {
             counters.unauthorized.add(1, ordering: .relaxed)
             return HTTPServerResponse(status: 401)
@@ -60,7 +67,7 @@ final class FakeAppStoreRouter: Sendable {
     }
 
     private func inject(_ fault: FakeAppStoreFaults.Fault, knobs: FakeAppStoreFaults, verifyReceipt: Bool,
-                        environment: AppStoreEnvironment) async -> HTTPServerResponse {
+                        environment: AppStoreEnvironment, path: String) async -> HTTPServerResponse {
         switch fault {
         case .drop:
             counters.dropped.add(1, ordering: .relaxed)
@@ -80,6 +87,7 @@ final class FakeAppStoreRouter: Sendable {
             var response = verifyReceipt ? HTTPServerResponse(status: 429)
                 : Self.apiError(429, 4_290_000, "Rate limit exceeded.")
             response.headers["Retry-After"] = String(retryAt.fakeMilliseconds)
+            requestLog.throttled(path, at: now, retryAt: retryAt)
             return response
         case .status21005:
             counters.status21005.add(1, ordering: .relaxed)

@@ -66,8 +66,10 @@ import Testing
     @Test func workersProbesPortsAndConfigurationMatchTheCode() throws {
         let all = try Self.manifests()
         let (configuration, environment) = try Self.effectiveConfiguration(all)
-        let deployments = Self.documents(all, kind: "Deployment")
-        #expect(deployments.map(Self.name).sorted() == StageName.allCases.map { "receiptd-\($0.rawValue)" }.sorted())
+        let allDeployments = Self.documents(all, kind: "Deployment")
+        #expect(allDeployments.map(Self.name).sorted()
+            == (StageName.allCases.map { "receiptd-\($0.rawValue)" } + ["receiptd-notifications"]).sorted())
+        let deployments = allDeployments.filter(Self.isStage)
         let commands = Set(Receiptd.subcommands.map { $0.configuration.commandName })
         let configMaps = Set(Self.documents(all, kind: "ConfigMap").map(Self.name))
         for deployment in deployments {
@@ -98,6 +100,22 @@ import Testing
             #expect(requests["cpu"] != nil && requests["memory"] != nil, "\(label) requests resources")
         }
         #expect(environment.keys.allSatisfy { $0.hasPrefix("RECEIPTD_") })
+
+        // The notification receiver serves Apple's POSTs and its health on notifications.port.
+        let receiver = try #require(allDeployments.first { Self.name($0) == "receiptd-notifications" })
+        let template = try #require((receiver["spec"] as? Object)?["template"] as? Object)
+        let container = try #require(((template["spec"] as? Object)?["containers"] as? [Object])?.first)
+        #expect((container["args"] as? [String])?.first == "notifications")
+        let ports = try #require(container["ports"] as? [Object])
+        #expect(ports.first { $0["name"] as? String == "http" }?["containerPort"] as? Int == configuration.notifications.port)
+        for probe in ["livenessProbe", "readinessProbe"] {
+            let get = try #require((container[probe] as? Object)?["httpGet"] as? Object)
+            #expect(get["path"] as? String == configuration.notifications.healthPath && get["port"] as? String == "http", "\(probe)")
+        }
+    }
+
+    static func isStage(_ deployment: Object) -> Bool {
+        StageName(rawValue: String(name(deployment).dropFirst("receiptd-".count))) != nil
     }
 
     @Test func disruptionBudgetsScaledObjectsAndTopicsMatchTheStages() throws {
@@ -114,7 +132,7 @@ import Testing
 
         let budgets = Self.documents(all, kind: "PodDisruptionBudget")
         let scaled = Self.documents(all, kind: "ScaledObject")
-        for deployment in Self.documents(all, kind: "Deployment") {
+        for deployment in Self.documents(all, kind: "Deployment").filter(Self.isStage) {
             let label = Self.name(deployment)
             let stage = try #require(StageName(rawValue: String(label.dropFirst("receiptd-".count))))
             let podLabels = try #require(((((deployment["spec"] as? Object)?["template"] as? Object)?["metadata"] as? Object)?["labels"] as? [String: String]))

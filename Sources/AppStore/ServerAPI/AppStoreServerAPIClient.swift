@@ -33,6 +33,8 @@ public final class AppStoreServerAPIClient: Sendable {
     public let tokens: AppStoreBearerTokenProvider
     private let transport: any HTTPTransport
     private let clock: @Sendable () -> Date
+    /// The per-endpoint budget every request waits for (nil: none).
+    public let requestLimiter: (any AppStoreRequestLimiter)?
     private let metrics: AppStoreRequestMetrics?
 
     /// Creates a client, reading the signing key from ``AppStoreServerAPIConfiguration/signingKeyPath``.
@@ -43,11 +45,13 @@ public final class AppStoreServerAPIClient: Sendable {
     ///   - metrics: Where requests, latencies and failures are counted (nil: nowhere).
     /// - Throws: ``AppStoreConfigurationError`` for invalid settings or an unusable key file.
     public convenience init(configuration: AppStoreServerAPIConfiguration, transport: any HTTPTransport,
+                            requestLimiter: (any AppStoreRequestLimiter)? = nil,
                             clock: @escaping @Sendable () -> Date = Date.init,
                             metrics: AppStoreRequestMetrics? = nil) throws(AppStoreConfigurationError) {
         try configuration.validate()
         let signer = try AppStoreJWTSigner.load(path: configuration.signingKeyPath)
-        try self.init(configuration: configuration, signer: signer, transport: transport, clock: clock, metrics: metrics)
+        try self.init(configuration: configuration, signer: signer, transport: transport, requestLimiter: requestLimiter,
+                      clock: clock, metrics: metrics)
     }
 
     /// Creates a client with an already loaded key (tests, the fake App Store tooling).
@@ -58,12 +62,14 @@ public final class AppStoreServerAPIClient: Sendable {
     ///   - clock: The current time.
     /// - Throws: ``AppStoreConfigurationError`` for invalid settings.
     public init(configuration: AppStoreServerAPIConfiguration, signer: AppStoreJWTSigner, transport: any HTTPTransport,
+                requestLimiter: (any AppStoreRequestLimiter)? = nil,
                 clock: @escaping @Sendable () -> Date = Date.init,
                 metrics: AppStoreRequestMetrics? = nil) throws(AppStoreConfigurationError) {
         try configuration.validate()
         self.configuration = configuration
         self.metrics = metrics
         self.transport = transport
+        self.requestLimiter = requestLimiter
         self.clock = clock
         self.tokens = AppStoreBearerTokenProvider(
             signer: signer, keyId: configuration.keyId, issuerId: configuration.issuerId, bundleId: configuration.bundleId,
@@ -141,24 +147,19 @@ public final class AppStoreServerAPIClient: Sendable {
     /// without an explicit environment, the other one; then bounds the not-found retries.
     private func send(path: String, id: String, query: [(String, String)], environment: AppStoreEnvironment?,
                       attempt: Int) async throws(AppStoreServerAPIError) -> ([UInt8], AppStoreEnvironment) {
-        let endpoint = Self.endpoint(of: path)
         do {
-            return try await send(endpoint, path: path, id: id, query: query, environment: environment, attempt: attempt)
+            return try await sendWithFallback(path: path, id: id, query: query, environment: environment, attempt: attempt)
         } catch {
-            metrics?.failure(endpoint, environment: error.environment, reason: error.reason)
+            // The call's outcome, once: a production 4040010 answered from Sandbox is no failure.
+            if let endpoint = AppStoreEndpoint(method: .get, path: path) {
+                metrics?.failure(endpoint, environment: error.environment, reason: error.reason)
+            }
             throw error
         }
     }
 
-    private static func endpoint(of path: String) -> AppStoreRequestMetrics.Endpoint {
-        if path.contains("/history/") { return .transactionHistory }
-        if path.contains("/subscriptions/") { return .subscriptionStatuses }
-        return .transactionInfo
-    }
-
-    private func send(_ endpoint: AppStoreRequestMetrics.Endpoint, path: String, id: String, query: [(String, String)],
-                      environment: AppStoreEnvironment?,
-                      attempt: Int) async throws(AppStoreServerAPIError) -> ([UInt8], AppStoreEnvironment) {
+    private func sendWithFallback(path: String, id: String, query: [(String, String)], environment: AppStoreEnvironment?,
+                                  attempt: Int) async throws(AppStoreServerAPIError) -> ([UInt8], AppStoreEnvironment) {
         let first = environment ?? configuration.environment
         guard Self.isValidTransactionId(id) else {
             throw AppStoreServerAPIError(reason: .apiInvalidRequest, environment: first,
@@ -166,13 +167,13 @@ public final class AppStoreServerAPIClient: Sendable {
         }
         let relative = path + id + Self.queryString(query)
         do {
-            return (try await exchange(relative, endpoint: endpoint, environment: first), first)
+            return (try await exchange(relative, environment: first), first)
         } catch let error where error.reason == .apiTransactionNotFound {
             var last = error
             if environment == nil && configuration.tryOtherEnvironmentOnNotFound {
                 let other: AppStoreEnvironment = first == .production ? .sandbox : .production
                 do {
-                    return (try await exchange(relative, endpoint: endpoint, environment: other), other)
+                    return (try await exchange(relative, environment: other), other)
                 } catch let second where second.reason == .apiTransactionNotFound {
                     last = second
                 }
@@ -185,9 +186,21 @@ public final class AppStoreServerAPIClient: Sendable {
     }
 
     /// One HTTP exchange with one environment; the body of a 2xx, else the classified error.
-    private func exchange(_ relative: String, endpoint: AppStoreRequestMetrics.Endpoint,
-                          environment: AppStoreEnvironment) async throws(AppStoreServerAPIError)
-        -> [UInt8] {
+    /// With a ``requestLimiter`` the request first waits for its endpoint's budget, and a 429's
+    /// `Retry-After` pauses the endpoint for every request of this client.
+    func exchange(_ relative: String, environment: AppStoreEnvironment, method: HTTPMethod = .get,
+                  body: [UInt8] = []) async throws(AppStoreServerAPIError) -> [UInt8] {
+        let endpoint = AppStoreEndpoint(method: method, path: relative)
+        var ticket: UInt64?
+        if let requestLimiter, let endpoint {
+            switch await requestLimiter.admit(endpoint) {
+            case .admitted(let admitted): ticket = admitted
+            case .deferred(let until):
+                throw AppStoreServerAPIError(reason: .apiRateLimited, environment: environment, retryAfter: until,
+                                             detail: "\(endpoint.rawValue) budget exhausted; not sent")
+            }
+        }
+        defer { if let ticket, let endpoint { requestLimiter?.finish(endpoint, ticket: ticket) } }
         let token: String
         do {
             token = try tokens.token()
@@ -195,21 +208,28 @@ public final class AppStoreServerAPIClient: Sendable {
             throw AppStoreServerAPIError(reason: .apiSigningFailed, environment: environment,
                                          detail: "cannot sign the bearer token: \(error)")
         }
-        let request = HTTPRequest(
-            method: .get, url: configuration.baseURL(for: environment) + relative,
-            headers: ["Authorization": "Bearer \(token)", "Accept": "application/json"])
+        var headers: HTTPHeaders = ["Authorization": "Bearer \(token)", "Accept": "application/json"]
+        if !body.isEmpty { headers["Content-Type"] = "application/json" }
+        let request = HTTPRequest(method: method, url: configuration.baseURL(for: environment) + relative,
+                                  headers: headers, body: body)
         let response: HTTPResponse
         let started = ContinuousClock.now
         do {
             response = try await transport.execute(request, timeout: configuration.requestTimeout)
         } catch {
-            metrics?.request(endpoint, environment: environment, status: nil, elapsed: started.duration(to: .now))
+            if let endpoint { metrics?.request(endpoint, environment: environment, status: nil, elapsed: started.duration(to: .now)) }
             throw AppStoreServerAPIError.transport(error, environment: environment)
         }
-        metrics?.request(endpoint, environment: environment, status: response.status, elapsed: started.duration(to: .now))
+        if let endpoint {
+            metrics?.request(endpoint, environment: environment, status: response.status, elapsed: started.duration(to: .now))
+        }
         guard response.isSuccess else {
             if response.status == 401 { tokens.invalidate() }
-            throw AppStoreServerAPIError.classify(response, environment: environment, now: clock())
+            let error = AppStoreServerAPIError.classify(response, environment: environment, now: clock())
+            if response.status == 429, let endpoint, let requestLimiter {
+                requestLimiter.pause(endpoint, until: error.retryAfter ?? clock().addingTimeInterval(1))
+            }
+            throw error
         }
         return response.body
     }

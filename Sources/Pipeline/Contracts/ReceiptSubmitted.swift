@@ -26,7 +26,7 @@ public struct ReceiptSubmitted: Sendable, Codable, Equatable {
     public var schema: String
     /// The producer's idempotency id of the submission.
     public var submissionId: String
-    /// The app's own user id (opaque).
+    /// The app's own user id (opaque); empty for a `serverNotification` without one (then not encoded).
     public var userId: String
     /// The app's bundle identifier.
     public var bundleId: String
@@ -57,7 +57,7 @@ public struct ReceiptSubmitted: Sendable, Codable, Equatable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         schema = try c.decode(String.self, forKey: .schema)
         submissionId = try c.decode(String.self, forKey: .submissionId)
-        userId = try c.decode(String.self, forKey: .userId)
+        userId = try c.decodeIfPresent(String.self, forKey: .userId) ?? ""
         bundleId = try c.decode(String.self, forKey: .bundleId)
         kind = try c.decode(String.self, forKey: .kind)
         payload = try c.decode(String.self, forKey: .payload)
@@ -68,7 +68,8 @@ public struct ReceiptSubmitted: Sendable, Codable, Equatable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(schema, forKey: .schema)
         try c.encode(submissionId, forKey: .submissionId)
-        try c.encode(userId, forKey: .userId)
+        // A user-less notification omits the member, as the contract allows.
+        if !userId.isEmpty || kind != SubmissionKind.serverNotification.rawValue { try c.encode(userId, forKey: .userId) }
         try c.encode(bundleId, forKey: .bundleId)
         try c.encode(kind, forKey: .kind)
         try c.encode(payload, forKey: .payload)

@@ -14,6 +14,7 @@ struct BenchCommand: Command {
         receiptd bench verify [--count N] [--rounds N]
         receiptd bench appstore [--submissions N] [--max-in-flight N] [--latency-ms N] [--rounds N]
         receiptd bench pipeline [--submissions N] [--workers N] [--metrics-port N]
+        receiptd bench budget [--submissions N] [--workers N] [--budget N] [--window-seconds S]
 
           verify     single-core JWS verifications per second: a corpus of N fresh JWS (default 20000)
                      signed by one test chain, as in production where one Apple leaf signs everything;
@@ -37,9 +38,13 @@ struct BenchCommand: Command {
                      --metrics-port N has worker k serve /metrics on N+k and scrapes every worker once a
                      second during the run (default 0: not served; metrics are recorded either way).
                      Last line: pipeline_receipts_per_second=<n>
+          budget     a verify group of --workers (default 3) on the embedded broker sharing one Get Transaction
+                     Info budget of --budget requests (default 20) per --window-seconds (default 2) by partitions,
+                     against the fake App Store counting arrivals per sliding window (default 300 submissions).
+                     Exit 1 if the peak exceeds the budget. Last line: budget_peak_requests_per_window=<n>
         """)
 
-    enum Mode { case verify, appstore, pipeline, stages }
+    enum Mode { case verify, appstore, pipeline, stages, budget }
     var mode: Mode
     var count: Int
     var rounds: Int
@@ -47,18 +52,20 @@ struct BenchCommand: Command {
     var maxInFlight: Int
     var latency: Duration
     var metricsPort = 0
+    var budget = AppStoreBudget(requests: 20, windowSeconds: 2)
 
     init(arguments: [String]) throws {
         guard let first = arguments.first else { throw ValidationError("missing benchmark name: verify or pipeline") }
         let parser = try ArgumentParser(Array(arguments.dropFirst()), options: ["--count", "--rounds", "--submissions", "--workers",
                                                                                   "--max-in-flight", "--latency-ms",
-                                                                                  "--metrics-port"])
+                                                                                  "--metrics-port", "--budget", "--window-seconds"])
         guard parser.positionals.isEmpty else { throw ValidationError("unexpected argument \(parser.positionals[0])") }
         switch first {
         case "verify": mode = .verify
         case "pipeline": mode = .pipeline
         case "appstore": mode = .appstore
         case "stages": mode = .stages
+        case "budget": mode = .budget
         default: throw ValidationError("unknown benchmark '\(first)': verify, appstore or pipeline")
         }
         count = try parser.integer(mode == .verify ? "--count" : "--submissions", in: 100...1_000_000) ?? 20_000
@@ -69,6 +76,12 @@ struct BenchCommand: Command {
         metricsPort = try parser.integer("--metrics-port", in: 0...65_000) ?? 0
         if mode == .appstore, parser.option("--submissions") == nil { count = 40_000 }
         if mode == .appstore, parser.option("--rounds") == nil { rounds = 1 }
+        if mode == .budget {
+            if parser.option("--submissions") == nil { count = 300 }
+            if parser.option("--workers") == nil { workers = 3 }
+            budget.requests = try parser.integer("--budget", in: 1...100_000) ?? budget.requests
+            budget.windowSeconds = Double(try parser.integer("--window-seconds", in: 1...3600) ?? 2)
+        }
     }
 
     func run() async throws -> Int32 {
@@ -77,7 +90,17 @@ struct BenchCommand: Command {
         case .pipeline: return try await benchPipeline()
         case .appstore: return try await benchAppStore()
         case .stages: return try await benchStages()
+        case .budget: return try await benchBudget()
         }
+    }
+
+    private func benchBudget() async throws -> Int32 {
+        let measured = try await VerifyBudgetBenchmark(submissions: count, workers: workers, budget: budget).run()
+        print("budget_workers=\(workers) partitions_per_worker=\(measured.partitions.map(String.init).joined(separator: ","))")
+        print("budget_requests_per_window=\(budget.requests) window_seconds=\(Int(budget.windowSeconds)) submissions=\(count)")
+        print(String(format: "budget_elapsed_seconds=%.1f", measured.seconds))
+        print("budget_peak_requests_per_window=\(measured.peak)")
+        return measured.peak <= budget.requests ? 0 : 1
     }
 
     private func benchStages() async throws -> Int32 {

@@ -147,12 +147,3 @@ struct FakeAppStoreCommand: Command {
         return lines
     }
 }
-
-/// A service that does nothing until the graceful shutdown (SIGINT/SIGTERM) arrives.
-private struct UntilShutdown: Service {
-    func run() async throws {
-        let (stream, continuation) = AsyncStream<Void>.makeStream()
-        await withGracefulShutdownHandler(operation: { for await _ in stream {} },
-                                          onGracefulShutdown: { continuation.finish() })
-    }
-}

@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import HTTP
+import Kafka
 import Observability
 import Pipeline
 
@@ -31,10 +32,24 @@ struct VerifyCommand: Command {
 
     func run() async throws -> Int32 {
         let configuration = try options.load(stage: .verify)
+        let logger = makeLogger(configuration, label: "receiptd.verify")
+        let budget = try configuration.requestBudget()
         let verifier = try configuration.submissionVerifier(transport: try CurlHTTPClient(),
-                                                            metrics: AppStoreRequestMetrics(registry: .shared))
+                                                            metrics: AppStoreRequestMetrics(registry: .shared),
+                                                            requestLimiter: budget)
+        var share: RequestBudgetShare?
+        if let budget {
+            let input = configuration.topics.ingested
+            let admin = try KafkaAdminClient(bootstrapServers: configuration.bootstrapServerList,
+                                             additionalProperties: configuration.kafka.properties)
+            let partitions = (try? await admin.partitionCount(topic: input)) ?? configuration.topics.partitions
+            share = RequestBudgetShare(budget: budget, inputTopic: input, totalPartitions: partitions)
+            logger.notice("App Store request budgets shared by partition", metadata: [
+                LoggingKeys.kafkaTopic: .string(input), "kafka.partitions": .int(Int64(partitions)),
+            ])
+        }
         return try await StageWorker.run(VerifyStage(verifier: verifier), configuration: configuration,
-                                         logger: makeLogger(configuration, label: "receiptd.verify"))
+                                         logger: logger, assignmentHook: share)
     }
 }
 
@@ -104,6 +119,31 @@ struct OwnersCommand: Command {
 }
 
 extension WorkerConfiguration {
+    /// The verify group's App Store request budgets (`verify.serverApi.budgets`), nil when none is set.
+    /// - Throws: `ValidationError` naming the key.
+    func requestBudget() throws -> SharedRequestBudget? {
+        let api = verify.serverApi
+        guard !api.budgets.isEmpty else { return nil }
+        var budgets: [AppStoreEndpoint: AppStoreBudget] = [:]
+        for (name, budget) in api.budgets {
+            guard let endpoint = AppStoreEndpoint(rawValue: name), AppStoreEndpoint.serverAPI.contains(endpoint) else {
+                throw ValidationError("verify.serverApi.budgets.\(name): unknown endpoint (one of "
+                                      + AppStoreEndpoint.serverAPI.map(\.rawValue).joined(separator: ", ") + ")")
+            }
+            guard budget.requests >= 1, budget.windowSeconds > 0 else {
+                throw ValidationError("verify.serverApi.budgets.\(name): requests must be >= 1 and windowSeconds > 0")
+            }
+            budgets[endpoint] = budget
+        }
+        guard api.budgetMaxWaitSeconds >= 0, api.budgetMaxWaitSeconds < runner.recordTimeoutSeconds else {
+            throw ValidationError("verify.serverApi.budgetMaxWaitSeconds must be in 0..<runner.recordTimeoutSeconds "
+                                  + "(\(runner.recordTimeoutSeconds)), got \(api.budgetMaxWaitSeconds)")
+        }
+        guard api.budgetMarginSeconds >= 0 else { throw ValidationError("verify.serverApi.budgetMarginSeconds must be >= 0") }
+        return SharedRequestBudget(budgets: budgets, margin: .seconds(api.budgetMarginSeconds),
+                                   maxWait: .seconds(api.budgetMaxWaitSeconds))
+    }
+
     /// The product catalogue `fulfil.catalogue` names (validated).
     /// - Throws: `ValidationError` naming the file and what is wrong with it.
     func productCatalogue() throws -> ProductCatalogue {

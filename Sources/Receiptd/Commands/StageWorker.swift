@@ -270,8 +270,10 @@ extension WorkerConfiguration {
     /// - Parameters:
     ///   - transport: the HTTP client for Apple's endpoints (one per worker, shared).
     ///   - metrics: where App Store requests are counted (a worker's; nil for one-off checks).
+    ///   - requestLimiter: the worker's share of the group's App Store request budgets, if any.
     func submissionVerifier(transport: @autoclosure () throws -> any HTTPTransport,
-                            metrics: AppStoreRequestMetrics? = nil) throws -> AppStoreSubmissionVerifier {
+                            metrics: AppStoreRequestMetrics? = nil,
+                            requestLimiter: (any AppStoreRequestLimiter)? = nil) throws -> AppStoreSubmissionVerifier {
         let signed = try signedDataVerifier()
         guard let mode = LegacyReceiptMode(rawValue: verify.appReceiptMode) else {
             throw ValidationError("verify.appReceiptMode must be local, verifyReceipt or serverAPI, got '\(verify.appReceiptMode)'")
@@ -294,7 +296,8 @@ extension WorkerConfiguration {
             configuration.productionBaseURL = api.productionBaseURL
             configuration.sandboxBaseURL = api.sandboxBaseURL
             configuration.requestTimeout = .seconds(api.requestTimeoutSeconds)
-            serverAPI = try AppStoreServerAPIClient(configuration: configuration, transport: http, metrics: metrics)
+            serverAPI = try AppStoreServerAPIClient(configuration: configuration, transport: http, requestLimiter: requestLimiter,
+                                                    metrics: metrics)
         } else if mode == .serverAPI {
             throw ValidationError("verify.appReceiptMode serverAPI needs verify.serverApi.keyPath")
         }

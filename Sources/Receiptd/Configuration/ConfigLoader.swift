@@ -121,6 +121,9 @@ struct ConfigLoader {
                 if key == "properties" {
                     // Free-form librdkafka properties: any key, values as strings.
                     tree[key] = section.merging(sub.mapValues { "\($0)" }) { _, new in new }
+                } else if key == "budgets" {
+                    // Keyed by App Store endpoint; the names are checked where the budgets are built.
+                    tree[key] = section.merging(sub) { _, new in new }
                 } else {
                     var merged = section
                     try merge(sub, into: &merged, path: path + [key], source: source)
@@ -141,6 +144,11 @@ struct ConfigLoader {
             }
             let converted: Any
             switch leaf.value {
+            case _ where leaf.path.last == "budgets":
+                guard let object = try? JSONSerialization.jsonObject(with: Data(raw.utf8)) as? [String: Any] else {
+                    throw LoadError(description: "\(name) must be a JSON object of {\"requests\": N, \"windowSeconds\": S}")
+                }
+                converted = object
             case is Bool:
                 guard let b = ["true": true, "false": false, "1": true, "0": false][raw.lowercased()] else {
                     throw LoadError(description: "\(name) must be true or false")

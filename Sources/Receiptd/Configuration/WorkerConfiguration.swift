@@ -1,3 +1,5 @@
+import AppStore
+
 /// Everything a receiptd process can be configured with, in one tree.
 ///
 /// The defaults below are the embedded-broker defaults; `Config/receiptd.json` spells the whole tree
@@ -113,6 +115,14 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var productionBaseURL = "https://api.storekit.apple.com"
         var sandboxBaseURL = "https://api.storekit-sandbox.apple.com"
         var requestTimeoutSeconds = 10.0
+        /// The whole verify group's request budget per endpoint (`transactionInfo`, `transactionHistory`,
+        /// `subscriptionStatuses`, …): `{"requests": N, "windowSeconds": S}`; each worker takes the share
+        /// of its partitions. Empty: no limit but Apple's 429s.
+        var budgets: [String: AppStoreBudget] = [:]
+        /// A request waiting longer for budget goes to a retry tier instead (below `runner.recordTimeoutSeconds`).
+        var budgetMaxWaitSeconds = 20.0
+        /// Added to every budget window: covers the delay between admission here and arrival at Apple.
+        var budgetMarginSeconds = 1.0
     }
 
     /// Apple's legacy verifyReceipt endpoint (the `verifyReceipt` receipt mode).
@@ -153,6 +163,23 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var statisticsIntervalSeconds = 5.0
     }
 
+    /// `receiptd notifications`: the App Store Server Notifications V2 receiver (docs/appstore-edge.md).
+    struct Notifications: Codable, Sendable, Equatable {
+        /// Bind address; TLS is terminated in front of it (ingress or proxy), so all interfaces by default.
+        var host = "0.0.0.0"
+        var port = 8080
+        /// The URL path Apple POSTs to (the App Store Connect setting ends with it).
+        var path = "/appstore/notifications"
+        var healthPath = "/health"
+        var metricsPath = "/metrics"
+        /// Larger bodies get 413; must leave room for the submission's envelope within `ingest.maxRecordBytes`.
+        var maxBodyBytes = 65_536
+        /// How long a POST waits for Kafka's acknowledgement before answering 503 (Apple then retries).
+        var publishTimeoutSeconds = 10.0
+        /// libmicrohttpd threads (socket I/O only; handlers are tasks).
+        var threads = 2
+    }
+
     struct Log: Codable, Sendable, Equatable {
         /// `trace` ... `critical`.
         var level = "info"
@@ -170,5 +197,6 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
     var verify = Verify()
     var fulfil = Fulfil()
     var observability = ObservabilitySettings()
+    var notifications = Notifications()
     var log = Log()
 }
