@@ -97,13 +97,7 @@ struct ReconcileCommand: Command {
             ($0, AppStoreBudget(requests: rate, windowSeconds: 1))
         }), margin: .zero, maxWait: .seconds(3600))
         let http = try CurlHTTPClient()
-        var clientConfiguration = AppStoreServerAPIConfiguration(signingKeyPath: api.keyPath, keyId: api.keyId,
-                                                                 issuerId: api.issuerId, bundleId: api.bundleId)
-        clientConfiguration.environment = api.environment.lowercased() == "sandbox" ? .sandbox : .production
-        clientConfiguration.productionBaseURL = api.productionBaseURL
-        clientConfiguration.sandboxBaseURL = api.sandboxBaseURL
-        clientConfiguration.requestTimeout = .seconds(api.requestTimeoutSeconds)
-        let client = try AppStoreServerAPIClient(configuration: clientConfiguration, transport: http, requestLimiter: limiter)
+        let client = try AppStoreServerAPIClient(configuration: api.clientConfiguration, transport: http, requestLimiter: limiter)
 
         var sink: KafkaRecordSink?
         if !dryRun {

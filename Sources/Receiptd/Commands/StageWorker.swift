@@ -289,15 +289,8 @@ extension WorkerConfiguration {
 
         var serverAPI: AppStoreServerAPIClient?
         if let http, !verify.serverApi.keyPath.isEmpty {
-            let api = verify.serverApi
-            var configuration = AppStoreServerAPIConfiguration(signingKeyPath: api.keyPath, keyId: api.keyId,
-                                                               issuerId: api.issuerId, bundleId: api.bundleId)
-            configuration.environment = api.environment.lowercased() == "sandbox" ? .sandbox : .production
-            configuration.productionBaseURL = api.productionBaseURL
-            configuration.sandboxBaseURL = api.sandboxBaseURL
-            configuration.requestTimeout = .seconds(api.requestTimeoutSeconds)
-            serverAPI = try AppStoreServerAPIClient(configuration: configuration, transport: http, requestLimiter: requestLimiter,
-                                                    metrics: metrics)
+            serverAPI = try AppStoreServerAPIClient(configuration: verify.serverApi.clientConfiguration, transport: http,
+                                                    requestLimiter: requestLimiter, metrics: metrics)
         } else if mode == .serverAPI {
             throw ValidationError("verify.appReceiptMode serverAPI needs verify.serverApi.keyPath")
         }

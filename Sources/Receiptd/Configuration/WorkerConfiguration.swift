@@ -123,6 +123,17 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var budgetMaxWaitSeconds = 20.0
         /// Added to every budget window: covers the delay between admission here and arrival at Apple.
         var budgetMarginSeconds = 1.0
+
+        /// The client configuration these settings describe (verify workers and reconcile share it).
+        var clientConfiguration: AppStoreServerAPIConfiguration {
+            var configuration = AppStoreServerAPIConfiguration(signingKeyPath: keyPath, keyId: keyId, issuerId: issuerId,
+                                                               bundleId: bundleId)
+            configuration.environment = environment.lowercased() == "sandbox" ? .sandbox : .production
+            configuration.productionBaseURL = productionBaseURL
+            configuration.sandboxBaseURL = sandboxBaseURL
+            configuration.requestTimeout = .seconds(requestTimeoutSeconds)
+            return configuration
+        }
     }
 
     /// Apple's legacy verifyReceipt endpoint (the `verifyReceipt` receipt mode).
