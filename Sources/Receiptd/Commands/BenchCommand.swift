@@ -31,8 +31,12 @@ struct BenchCommand: Command {
                      rate; --rounds N (default 1) runs N pairs back to back and reports the median pair.
                      Lines: appstore_cpu_cost_ratio=<CPU per submission at 0 ms / at latency>, then last
                      appstore_latency_ratio=<throughput at latency / throughput at 0 ms>
-          stages     the three stages through the generic runner on the in-memory transport (no Kafka):
-                     what our own plumbing costs next to verification. Last line: stages_receipts_per_second=<n>
+          stages     the four stages through the generic runner on the in-memory transport (no Kafka),
+                     then verify again over the same JWS (the verified-JWS cache): what our own plumbing
+                     costs next to verification, in rate and CPU per record. A pass over an eighth of the
+                     submissions runs first; exit 1 if a stage's CPU per record grows more than 3x with
+                     8x the records (a cost that grows with the state, as fulfil's once did).
+                     Lines: stages_receipts_per_second=<n>, last stages_verify_resubmitted_per_second=<n>
           pipeline   receipts per second end to end through ingest, verify and fulfil worker processes
                      on the embedded broker (default 20000 genuine submissions after a warm-up).
                      --metrics-port N has worker k serve /metrics on N+k and scrapes every worker once a
@@ -104,6 +108,43 @@ struct BenchCommand: Command {
     }
 
     private func benchStages() async throws -> Int32 {
+        // A smaller pass first: a stage whose cost per record grows with the records it has seen (as
+        // fulfil's did when its state store copied a partition's dictionary on every update) shows
+        // it as a ratio, whatever the machine's speed.
+        let small = max(count / 8, 100)
+        guard let baseline = try await measureStages(count: small, report: false) else { return 1 }
+        guard let full = try await measureStages(count: count, report: true) else { return 1 }
+        var grew: [String] = []
+        for (name, cpu) in full.cpuPerRecord {
+            guard let before = baseline.cpuPerRecord.first(where: { $0.name == name })?.microseconds, before > 0 else { continue }
+            let ratio = cpu / before
+            printError(String(format: "%@: %.1f µs CPU per record at %d records, %.1f at %d: ratio %.2f", name, before, small,
+                              cpu, count, ratio))
+            if ratio > Self.scalingLimit { grew.append(name) }
+        }
+        print("stages_receipts_per_second=\(Int(Double(count) / full.seconds.reduce(0, +)))")
+        print("stages_verify_resubmitted_per_second=\(Int(Double(count) / full.resubmittedSeconds))")
+        guard grew.isEmpty else {
+            printError("bench stages: CPU per record grew more than \(Self.scalingLimit)x with 8x the records in: "
+                       + grew.joined(separator: ", "))
+            return 1
+        }
+        return 0
+    }
+
+    /// How much a stage's CPU per record may grow from an eighth of the records to all of them
+    /// (measured ratios stay near 1; the old fulfil state store's copy made it about 8).
+    static let scalingLimit = 3.0
+
+    private struct StagesMeasurement {
+        var seconds: [Double] = []
+        var cpuPerRecord: [(name: String, microseconds: Double)] = []
+        var resubmittedSeconds = 0.0
+    }
+
+    /// Runs the four stages (and verify again over the same JWS) over `count` fresh submissions on
+    /// the in-memory transport. - Returns: nil (after saying why) when the outputs are not complete.
+    private func measureStages(count: Int, report: Bool) async throws -> StagesMeasurement? {
         let now = Date()
         let pki = try TestPKI.generate(validFrom: now.addingTimeInterval(-86_400), validUntil: now.addingTimeInterval(86_400 * 30))
         var generator = SubmissionGenerator(signer: pki.signer, forger: pki.signer, seed: 11)
@@ -121,7 +162,7 @@ struct BenchCommand: Command {
         }
         let runnerConfiguration = StageRunnerConfiguration(topics: topics, maxInFlight: 256)
         let clock = ContinuousClock()
-        var seconds: [Double] = []
+        var measurement = StagesMeasurement()
         func stage<S: Stage>(_ stage: S, label: String = "\(S.name)") async throws -> Double {
             let runner = StageRunner(stage: stage, source: transport.source(group: label, topics: [topics.input(of: S.name)],
                                                                              finishWhenIdle: true),
@@ -130,30 +171,31 @@ struct BenchCommand: Command {
             let elapsed = try await clock.measure { try await runner.run() }
             let cpu = processCPUSeconds() - cpuBefore
             let taken = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            printError(String(format: "%@: %d records in %.2f s = %.0f/s, %.1f µs CPU per record", label, count, taken,
-                              Double(count) / taken, cpu * 1e6 / Double(count)))
+            measurement.cpuPerRecord.append((label, cpu * 1e6 / Double(count)))
+            if report {
+                printError(String(format: "%@: %d records in %.2f s = %.0f/s, %.1f µs CPU per record", label, count, taken,
+                                  Double(count) / taken, cpu * 1e6 / Double(count)))
+            }
             return taken
         }
-        seconds.append(try await stage(IngestStage()))
-        seconds.append(try await stage(VerifyStage(verifier: verifier)))
-        seconds.append(try await stage(FulfilStage(catalogue: catalogue, ledger: KeyedStateStore(inMemoryCapacity: count + 1))))
-        seconds.append(try await stage(OwnersStage(store: KeyedStateStore(inMemoryCapacity: count + 1))))
+        measurement.seconds.append(try await stage(IngestStage()))
+        measurement.seconds.append(try await stage(VerifyStage(verifier: verifier)))
+        measurement.seconds.append(try await stage(FulfilStage(catalogue: catalogue, ledger: KeyedStateStore(inMemoryCapacity: count + 1))))
+        measurement.seconds.append(try await stage(OwnersStage(store: KeyedStateStore(inMemoryCapacity: count + 1))))
         let entitlements = transport.records(in: topics.entitlementsChanged).count
         guard entitlements == count else {
             printError("bench stages: \(entitlements) entitlements for \(count) submissions")
-            return 1
+            return nil
         }
         // The same ingested records again, as apps re-send their jwsRepresentation on every launch:
         // the verified-JWS cache answers each one.
         let hitsBefore = verifier.signedData.verifiedCacheStatistics.hits
-        let resubmitted = try await stage(VerifyStage(verifier: verifier), label: "verify (re-submitted JWS)")
+        measurement.resubmittedSeconds = try await stage(VerifyStage(verifier: verifier), label: "verify (re-submitted JWS)")
         guard verifier.signedData.verifiedCacheStatistics.hits - hitsBefore == count else {
             printError("bench stages: the re-submitted pass missed the verified-JWS cache")
-            return 1
+            return nil
         }
-        print("stages_receipts_per_second=\(Int(Double(count) / seconds.reduce(0, +)))")
-        print("stages_verify_resubmitted_per_second=\(Int(Double(count) / resubmitted))")
-        return 0
+        return measurement
     }
 
     private func benchAppStore() async throws -> Int32 {
