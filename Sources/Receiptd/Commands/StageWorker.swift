@@ -143,6 +143,8 @@ enum StageWorker {
         var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: brokers)
         producerConfiguration.clientId = "\(configuration.kafka.clientId)-\(S.name)"
         producerConfiguration.additionalProperties = configuration.kafka.properties
+        producerConfiguration.statisticsInterval = statisticsInterval
+        producerConfiguration.onStatistics = { kafkaMetrics.updateProducer($0) }
         // A revoked partition is released only once its in-flight records are settled: processing
         // ends within the record timeout and every output's delivery within the producer's message
         // timeout. Releasing earlier could let an output still in flight land after the next owner
