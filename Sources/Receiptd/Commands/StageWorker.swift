@@ -65,6 +65,10 @@ enum StageWorker {
         let topics = configuration.pipelineTopics
         let groupId = configuration.groupId(for: S.name)
         let brokers = configuration.bootstrapServerList
+        guard configuration.observability.statisticsIntervalSeconds > 0 else {
+            throw StartupError("observability.statisticsIntervalSeconds must be above 0 (readiness and lag come from them), "
+                               + "got \(configuration.observability.statisticsIntervalSeconds)")
+        }
         let statisticsInterval = Duration.seconds(configuration.observability.statisticsIntervalSeconds)
         let readiness = WorkerReadiness(group: groupId, bootstrap: brokers.joined(separator: ","),
                                         statisticsInterval: statisticsInterval)
