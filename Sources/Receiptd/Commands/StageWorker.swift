@@ -162,6 +162,9 @@ enum StageWorker {
                                            revocationTimeout: runnerConfiguration.revocationTimeout + .seconds(5),
                                            logger: logger)
         let sink = try KafkaRecordSink(configuration: producerConfiguration)
+        metrics.function("receiptd_kafka_consumer_buffer_pauses_total",
+                         help: "Times the consumer paused fetching because its buffer of records for the runner was full.",
+                         kind: .counter) { [weak source] in Double(source?.kafkaConsumer.backpressurePauseCount ?? 0) }
         let runner = StageRunner(stage: stage, source: source, sink: sink, configuration: runnerConfiguration,
                                  retryPolicy: retryPolicy, assignmentHook: assignmentHook, logger: logger,
                                  metrics: metrics)
