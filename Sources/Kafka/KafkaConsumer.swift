@@ -157,8 +157,9 @@ public final class KafkaConsumer: Sendable {
         runtime.state.withLock { $0.isBackpressurePaused }
     }
 
-    /// How many times backpressure paused the partitions (for tests and metrics).
-    @_spi(Testing) public var backpressurePauseCount: Int {
+    /// How many times backpressure paused the partitions because ``KafkaConsumerConfiguration/maxBufferedMessages``
+    /// were waiting for the application (tests, and the workers' `receiptd_kafka_consumer_buffer_pauses_total`).
+    public var backpressurePauseCount: Int {
         runtime.state.withLock { $0.backpressurePauseCount }
     }
 

@@ -24,9 +24,16 @@ public final class KafkaProducer: Sendable {
     public init(configuration: KafkaProducerConfiguration) throws {
         try configuration.validate()
         let deliveries = KafkaProducerDeliveries()
+        var statistics: (@Sendable ([UInt8]) -> Void)?
+        if let report = configuration.onStatistics {
+            statistics = { json in
+                if let decoded = KafkaStatistics.decode(json) { report(decoded) }
+            }
+        }
         let context = RDKafkaCallbackContext(
             delivery: { [deliveries] in deliveries.complete($0) },
-            error: { [deliveries] error in if error.isFatal { deliveries.recordFatal(error) } }
+            error: { [deliveries] error in if error.isFatal { deliveries.recordFatal(error) } },
+            statistics: statistics
         )
         let client = try RDKafkaProducerClient(properties: configuration.dictionary, context: context)
         self.client = client

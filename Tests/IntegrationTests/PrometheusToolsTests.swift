@@ -84,6 +84,45 @@ import Testing
         #expect(stopped.normal && stopped.status == 0)
     }
 
+    @Test func promtoolAcceptsTheFakeAppStoresMetrics() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.promtool), "install Debian's prometheus package (scripts/test does)")
+        let port = try FreePorts.consecutive(1)
+        let fake = Process()
+        fake.executableURL = URL(fileURLWithPath: CrashRestartTests.binary)
+        fake.arguments = ["fake-appstore", "--port", "0", "--metrics-port", String(port), "--samples", "1"]
+        let output = Pipe()
+        fake.standardOutput = output
+        fake.standardError = FileHandle.nullDevice
+        try fake.run()
+        defer { fake.terminate(); fake.waitUntilExit() }
+        let announced = await DevCommandTests.within(.seconds(30)) {
+            await Self.line(startingWith: "metrics: ", in: output.fileHandleForReading)
+        }
+        #expect(announced == "metrics: http://127.0.0.1:\(port)/metrics")
+        let body = try await Self.get(try CurlHTTPClient(), "http://127.0.0.1:\(port)/metrics")
+        #expect(body.contains(#"receiptd_build_info{librdkafka="#) && body.contains(#"role="fake-appstore""#), "\(body)")
+        #expect(body.contains(#"receiptd_fake_appstore_requests_total{kind="requests"} 0"#), "\(body)")
+        let check = try Tool.run(Self.promtool, ["check", "metrics"], input: body)
+        #expect(check.status == 0 && check.output.isEmpty, "\(check.output)")
+    }
+
+    /// The first line written to `handle` that starts with `prefix`, or nil if the output ends first.
+    static func line(startingWith prefix: String, in handle: FileHandle) async -> String? {
+        let (chunks, continuation) = AsyncStream<Data>.makeStream()
+        handle.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty { continuation.finish() } else { continuation.yield(data) }
+        }
+        defer { handle.readabilityHandler = nil }
+        var buffer = Data()
+        for await chunk in chunks {
+            buffer.append(chunk)
+            let lines = String(decoding: buffer, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            if let line = lines.first(where: { $0.hasPrefix(prefix) }) { return String(line) }
+        }
+        return nil
+    }
+
     /// The body of a GET, which must answer 200.
     static func get(_ http: CurlHTTPClient, _ url: String) async throws -> String {
         let response = try await http.execute(HTTPRequest(method: .get, url: url), timeout: .seconds(5))

@@ -36,6 +36,27 @@ struct StatisticsTests {
         await producer.close()
     }
 
+    @Test("a producer reports its queue and its brokers")
+    func producerReportsItsQueue() async throws {
+        let cluster = try KafkaMockCluster()
+        let topic = uniqueTopic("pstats")
+        try cluster.createTopic(name: topic, partitions: 1)
+        var configuration = KafkaProducerConfiguration.test(cluster.bootstrapServers)
+        configuration.statisticsInterval = .milliseconds(100)
+        let (reports, continuation) = AsyncStream.makeStream(of: KafkaStatistics.self, bufferingPolicy: .bufferingNewest(1))
+        configuration.onStatistics = { continuation.yield($0) }
+        let producer = try KafkaProducer(configuration: configuration)
+        _ = try await producer.sendAll(makeMessages(5, topic: topic, partitions: 1))
+        // Every message was acknowledged by sendAll: a report soon shows the queue empty.
+        let report = try await withDeadline(.seconds(20), "a producer report with a broker up and an empty queue") {
+            for await report in reports where report.hasBrokerUp && report.messageCount == 0 { return report }
+            throw DeadlineExceeded(what: "statistics stream ended")
+        }
+        #expect(report.type == "producer")
+        #expect(!report.brokers.isEmpty)
+        await producer.close()
+    }
+
     @Test func statisticsIntervalIsValidatedAndReserved() {
         var configuration = KafkaConsumerConfiguration.test("127.0.0.1:1", group: "g", topics: ["t"])
         configuration.statisticsInterval = .milliseconds(0)

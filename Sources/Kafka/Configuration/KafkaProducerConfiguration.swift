@@ -52,6 +52,12 @@ public struct KafkaProducerConfiguration: Sendable {
     public var messageTimeout: Duration = .seconds(60)
     /// Batch compression.
     public var compression: Compression = .none
+    /// How often librdkafka reports its statistics to ``onStatistics`` (`statistics.interval.ms`);
+    /// nil (the default) turns them off.
+    public var statisticsInterval: Duration?
+    /// Called on the producer's poll thread with each statistics report (`messageCount`: messages
+    /// queued and in flight, broker round-trip). Keep it short.
+    public var onStatistics: (@Sendable (KafkaStatistics) -> Void)?
     /// Raw librdkafka properties passed through unchanged (for example
     /// `security.protocol`, `sasl.mechanisms`, `ssl.ca.location`,
     /// `queue.buffering.max.messages`). Keys owned by a typed field are rejected by ``validate()``.
@@ -71,6 +77,7 @@ public struct KafkaProducerConfiguration: Sendable {
         "linger.ms": "set linger", "queue.buffering.max.ms": "set linger",
         "message.timeout.ms": "set messageTimeout", "delivery.timeout.ms": "set messageTimeout",
         "compression.codec": "set compression", "compression.type": "set compression",
+        "statistics.interval.ms": "set statisticsInterval",
     ]
 
     /// Checks every field and reports the first problem precisely, before any client exists.
@@ -91,6 +98,10 @@ public struct KafkaProducerConfiguration: Sendable {
             messageTimeout <= linger
                 ? "\(field).messageTimeout (\(messageTimeout)) must be longer than linger (\(linger))" : nil,
             KafkaNames.reservedKeyProblem(additionalProperties, reserved: Self.reservedKeys),
+            statisticsInterval.flatMap {
+                KafkaNames.durationProblem($0, field: "\(field).statisticsInterval", atLeastMilliseconds: 1,
+                                           atMostMilliseconds: 86_400_000)
+            },
         ]
         if let problem = problems.lazy.compactMap({ $0 }).first {
             throw KafkaError.invalidConfiguration(problem)
@@ -107,6 +118,9 @@ public struct KafkaProducerConfiguration: Sendable {
         properties["linger.ms"] = String(linger.kafkaMilliseconds)
         properties["message.timeout.ms"] = String(messageTimeout.kafkaMilliseconds)
         properties["compression.codec"] = compression.rawValue
+        if let statisticsInterval, onStatistics != nil {
+            properties["statistics.interval.ms"] = String(statisticsInterval.kafkaMilliseconds)
+        }
         return properties
     }
 }

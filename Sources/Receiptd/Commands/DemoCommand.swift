@@ -40,7 +40,7 @@ struct DemoCommand: Command {
     var port: UInt16 = 0
     var workers = 1
     var stallTimeout: Duration = .seconds(60)
-    var metricsPort = 9464
+    var metricsPort = WorkerConfiguration.ObservabilitySettings().port
     var keep = false
 
     init(arguments: [String]) throws {

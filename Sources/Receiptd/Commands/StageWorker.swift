@@ -65,6 +65,10 @@ enum StageWorker {
         let topics = configuration.pipelineTopics
         let groupId = configuration.groupId(for: S.name)
         let brokers = configuration.bootstrapServerList
+        guard configuration.observability.statisticsIntervalSeconds > 0 else {
+            throw StartupError("observability.statisticsIntervalSeconds must be above 0 (readiness and lag come from them), "
+                               + "got \(configuration.observability.statisticsIntervalSeconds)")
+        }
         let statisticsInterval = Duration.seconds(configuration.observability.statisticsIntervalSeconds)
         let readiness = WorkerReadiness(group: groupId, bootstrap: brokers.joined(separator: ","),
                                         statisticsInterval: statisticsInterval)
@@ -143,6 +147,8 @@ enum StageWorker {
         var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: brokers)
         producerConfiguration.clientId = "\(configuration.kafka.clientId)-\(S.name)"
         producerConfiguration.additionalProperties = configuration.kafka.properties
+        producerConfiguration.statisticsInterval = statisticsInterval
+        producerConfiguration.onStatistics = { kafkaMetrics.updateProducer($0) }
         // A revoked partition is released only once its in-flight records are settled: processing
         // ends within the record timeout and every output's delivery within the producer's message
         // timeout. Releasing earlier could let an output still in flight land after the next owner
@@ -156,6 +162,9 @@ enum StageWorker {
                                            revocationTimeout: runnerConfiguration.revocationTimeout + .seconds(5),
                                            logger: logger)
         let sink = try KafkaRecordSink(configuration: producerConfiguration)
+        metrics.function("receiptd_kafka_consumer_buffer_pauses_total",
+                         help: "Times the consumer paused fetching because its buffer of records for the runner was full.",
+                         kind: .counter) { [weak source] in Double(source?.kafkaConsumer.backpressurePauseCount ?? 0) }
         let runner = StageRunner(stage: stage, source: source, sink: sink, configuration: runnerConfiguration,
                                  retryPolicy: retryPolicy, assignmentHook: assignmentHook, logger: logger,
                                  metrics: metrics)

@@ -35,6 +35,13 @@ final class KafkaStatisticsMetrics: Sendable {
                           kind: .gauge, value { Int64($0.brokers.values.filter { $0.state == "UP" && $0.isBroker }.count) })
     }
 
+    /// A producer's report arrived (from its poll thread): how much output waits to be acknowledged.
+    func updateProducer(_ statistics: KafkaStatistics) {
+        registry.gauge("receiptd_kafka_producer_queue_messages",
+                       help: "Output records queued or in flight in this worker's producer, not yet acknowledged.")
+            .set(Double(statistics.messageCount))
+    }
+
     /// A report arrived (from the consumer's poll thread).
     func update(_ statistics: KafkaStatistics) {
         latest.report.withLock { $0 = statistics }
