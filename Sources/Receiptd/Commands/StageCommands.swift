@@ -37,6 +37,11 @@ struct VerifyCommand: Command {
         let verifier = try configuration.submissionVerifier(transport: try CurlHTTPClient(),
                                                             metrics: AppStoreRequestMetrics(registry: .shared),
                                                             requestLimiter: budget)
+        let signed = verifier.signedData
+        MetricsRegistry.shared.function("receiptd_verified_jws_cache_hits_total", help: "JWS answered from the verified-JWS cache.",
+                                        kind: .counter) { Double(signed.verifiedCacheStatistics.hits) }
+        MetricsRegistry.shared.function("receiptd_verified_jws_cache_misses_total", help: "JWS verified in full (not in the cache).",
+                                        kind: .counter) { Double(signed.verifiedCacheStatistics.misses) }
         var share: RequestBudgetShare?
         if let budget {
             let input = configuration.topics.ingested
