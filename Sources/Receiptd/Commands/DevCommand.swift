@@ -61,7 +61,7 @@ struct DevCommand: Command {
         var died: (worker: WorkerProcess, exit: WorkerExit)?
         do {
             try fleet.writeConfiguration(broker.workerConfiguration(configuration))
-            for stage in StageName.allCases { try fleet.start(stage, count: 1) }
+            for stage in StageName.receiptStages { try fleet.start(stage, count: 1) }
             printError("receiptd dev: embedded broker at \(broker.bootstrapServers); workers' logs in \(fleet.directory)")
             died = await supervise(fleet, bootstrap: broker.bootstrapServers, shutdown: shutdown)
         } catch {

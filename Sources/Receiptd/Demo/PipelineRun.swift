@@ -50,7 +50,7 @@ struct PipelineRun {
             KafkaLogging.bootstrap { _ in }
             harness.close(keep: keep)
         }
-        for stage in StageName.allCases { try harness.startWorkers(stage, count: workersPerStage) }
+        for stage in StageName.receiptStages { try harness.startWorkers(stage, count: workersPerStage) }
         let tally = try harness.makeTally()
         let tallyTask = Task { await tally.run() }
         let producer = try harness.makeProducer()
