@@ -28,6 +28,8 @@ struct DemoCommand: Command {
           --workers N       worker processes per stage (default 1)
           --timeout S       give up when nothing progresses for S seconds (default 60)
           --keep            keep the temporary directory (worker logs, config, demo root certificate)
+          --notifications N renewals the fake App Store pushes to `receiptd notifications` at the end, each of
+                            which must renew its owner's entitlement (default 20; 0 skips the loop)
 
         Exits 0 when every submission was accounted for with the verdict the generator expected and
         every owner's final entitlement state (entitlements.state) is the one the generator expected.
@@ -39,9 +41,11 @@ struct DemoCommand: Command {
     var workers = 1
     var stallTimeout: Duration = .seconds(60)
     var keep = false
+    var notifications = 20
 
     init(arguments: [String]) throws {
-        let parser = try ArgumentParser(arguments, options: ["--submissions", "--seed", "--port", "--workers", "--timeout"],
+        let parser = try ArgumentParser(arguments, options: ["--submissions", "--seed", "--port", "--workers", "--timeout",
+                                                             "--notifications"],
                                         flags: ["--keep"])
         guard parser.positionals.isEmpty else { throw ValidationError("unexpected argument \(parser.positionals[0])") }
         submissions = try parser.integer("--submissions", in: 1...200_000) ?? 3000
@@ -50,6 +54,7 @@ struct DemoCommand: Command {
         workers = try parser.integer("--workers", in: 1...8) ?? 1
         stallTimeout = try parser.seconds("--timeout") ?? .seconds(60)
         keep = parser.flag("--keep")
+        notifications = try parser.integer("--notifications", in: 0...1000) ?? notifications
     }
 
     func run() async throws -> Int32 {
@@ -66,7 +71,7 @@ struct DemoCommand: Command {
             expectations[submission.submissionId] = submission.expectation
             batch.append(submission)
         }
-        let result = try await run.execute(batch, owners: generator.owners.entitlements)
+        let result = try await run.execute(batch, owners: generator.owners.entitlements, notifications: notifications)
         var report = DemoReport(result: result, expectations: expectations)
         for submission in batch { report.kinds[submission.kind, default: 0] += 1 }
         report.scripts = generator.scriptsStarted
