@@ -71,6 +71,7 @@ struct DemoReport {
             row("notification loop: pushed by the fake", loop.pushed)
             row("    delivered (200 after Kafka's ack)", loop.delivered)
             row("    renewals applied to their owners", loop.renewalsApplied)
+            row("    receiver stopped cleanly (SIGTERM)", loop.receiverStoppedCleanly ? "yes" : "no")
             for problem in loop.problems.prefix(10) { lines.append("  ! notification loop: \(problem)") }
         }
         lines.append("  " + String(repeating: "-", count: 50))

@@ -14,8 +14,11 @@ struct NotificationLoop {
         var pushed = 0
         var delivered = 0
         var renewalsApplied = 0
+        var receiverStoppedCleanly = false
         var problems: [String] = []
-        var passed: Bool { problems.isEmpty && purchases > 0 && delivered == pushed && renewalsApplied == pushed }
+        var passed: Bool {
+            problems.isEmpty && purchases > 0 && delivered == pushed && renewalsApplied == pushed && receiverStoppedCleanly
+        }
     }
 
     let harness: PipelineHarness
@@ -98,6 +101,8 @@ struct NotificationLoop {
             result.problems.append("\(event.originalTransactionId): \(event.action) for \(event.userId), expected renew for "
                                    + (owners[event.originalTransactionId] ?? "?"))
         }
+        receiver.send(SIGTERM)
+        result.receiverStoppedCleanly = await receiver.waitForExit(timeout: .seconds(30)) == 0
     }
 
     /// Polls `probe` every 100 ms until it returns a value (a demo's progress wait, not a test).
