@@ -39,7 +39,7 @@ import Testing
         let topics = broker.topics
         let reader = try broker.reader([topics.consumptionRequests, topics.consumptionOutcomes, topics.rejected, topics.deadLetter])
         let pipeline = try NotificationPipeline(broker: broker, fake: fake, consumptionRequests: true)
-        try await pipeline.run(alongside: consumption) {
+        try await pipeline.run(alongside: [consumption]) {
             try await reader.wait(timeout: .seconds(90)) { !$0.filter { $0.topic == topics.consumptionRequests }.isEmpty }
             // The backend: it knows the customer and answers the request it read.
             let request = try ContractCoding.decode(ConsumptionRequest.self, from: reader.messages(in: topics.consumptionRequests)[0].value)

@@ -144,9 +144,9 @@ struct NotificationPipeline {
                                    group: "n-fulfil-\(suffix)", assignmentHook: ledger)
     }
 
-    /// Runs the three (and `alongside`, another runner) until `until` returns, then stops them gracefully.
-    func run(alongside: (any RunnableStage)? = nil, until: @escaping @Sendable () async throws -> Void) async throws {
-        let runners: [any RunnableStage] = [ingest.0, verify.0, fulfil.0] + (alongside.map { [$0] } ?? [])
+    /// Runs the three (and `alongside`, other runners) until `until` returns, then stops them gracefully.
+    func run(alongside: [any RunnableStage] = [], until: @escaping @Sendable () async throws -> Void) async throws {
+        let runners: [any RunnableStage] = [ingest.0, verify.0, fulfil.0] + alongside
         try await withThrowingTaskGroup(of: Void.self) { group in
             for runner in runners { group.addTask { try await runner.run() } }
             do { try await until() } catch {

@@ -161,4 +161,48 @@ import Testing
         #expect(reader.messages(in: broker.topics.outcomes).count == 1)
         #expect(reader.messages(in: broker.topics.rejected).isEmpty && reader.messages(in: broker.topics.deadLetter).isEmpty)
     }
+
+    @Test func subscriptionReconciliationAsksAboutEveryPurchaseOfTheOwnerView() async throws {
+        let broker = try BrokerFixture()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reconcile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fake = try NotificationReceiverTests.fakeAppStore()
+        defer { fake.stop() }
+        let now = Date()
+        let subscription = fake.store.purchase(productId: "com.demo.monthly.sub", type: .autoRenewable, environment: .production,
+                                               purchaseDate: now.addingTimeInterval(-31 * 86_400), expiresDate: now.addingTimeInterval(-3600))
+        let coins = fake.store.purchase(productId: "com.demo.coins.100", type: .consumable, environment: .production, purchaseDate: now)
+        let samples = try Samples()
+        // The app submitted both purchases: fulfil records them and the owner view lists them.
+        try await broker.publish(broker.topics.submitted, [
+            samples.submission("app-1", user: "player-7", payload: try fake.signedTransaction(subscription)),
+            samples.submission("app-2", user: "player-7", payload: try fake.signedTransaction(coins)),
+        ])
+        let reader = try broker.reader([broker.topics.entitlementsChanged, broker.topics.entitlementState, broker.topics.outcomes,
+                                        broker.topics.rejected, broker.topics.deadLetter])
+        let (owners, ownersSource, ownersSink) = try broker.ownersRunner(group: "reconcile-owners")
+        try await NotificationPipeline(broker: broker, fake: fake).run(alongside: [owners]) {
+            try await reader.wait(timeout: .seconds(90)) { $0.filter { $0.topic == broker.topics.entitlementState }.count >= 2 }
+        }
+        await ownersSource.close()
+        await ownersSink.close()
+
+        // Apple renewed the subscription; nothing told receiptd. No list given: the owner view is the list.
+        let renewal = fake.store.renew(subscription, period: .seconds(30 * 86_400))
+        let run = try await Self.receiptd(["reconcile", "subscriptions", "--brokers", broker.bootstrap[0],
+                                           "--config", try Self.overlay(fake, in: directory)])
+        try #require(run.status == 0, "\(run.errors)")
+        #expect(run.output.contains("pages or purchases  1"), "only the auto-renewable purchase is asked about: \(run.output)")
+        #expect(run.output.contains("published           1"), "\(run.output)")
+        try await NotificationPipeline(broker: broker, fake: fake).run {
+            try await reader.wait(timeout: .seconds(90)) { messages in
+                messages.contains { $0.topic == broker.topics.entitlementsChanged && $0.json["transactionId"] as? String == renewal.transactionId }
+            }
+        }
+        await reader.close()
+        let renewed = reader.messages(in: broker.topics.entitlementsChanged).filter { $0.json["transactionId"] as? String == renewal.transactionId }
+        #expect(renewed.count == 1 && renewed.first?.json["userId"] as? String == "player-7")
+        #expect(reader.messages(in: broker.topics.rejected).isEmpty && reader.messages(in: broker.topics.deadLetter).isEmpty)
+    }
 }
