@@ -47,7 +47,7 @@ public struct NotificationIntake: Sendable {
         guard let bundleId = Self.bundleId(in: object) else {
             return .failure(.init(.missingBundleId, "neither data.bundleId nor summary.bundleId is a string"))
         }
-        guard IngestStage.isValidBundleId(bundleId), bundleId.count <= IngestConfiguration().maxBundleIdLength else {
+        guard IngestStage.isValidBundleId(bundleId), bundleId.count <= Self.maxBundleIdLength else {
             return .failure(.init(.invalidBundleId, "the bundle id is not dot-separated letters, digits and -"))
         }
         guard bundleIds.isEmpty || bundleIds.contains(bundleId) else {
@@ -67,6 +67,9 @@ public struct NotificationIntake: Sendable {
                                              bundleId: bundleId, payloadSHA256: digest, notificationUUID: uuid,
                                              signedDate: signedDate))
     }
+
+    /// Ingest's limit, so whatever the receiver accepts ingest accepts too.
+    private static let maxBundleIdLength = IngestConfiguration().maxBundleIdLength
 
     private static func bundleId(in claims: [String: JSONValue]) -> String? {
         for container in ["data", "summary"] {
