@@ -9,7 +9,8 @@ import Testing
 /// `receiptd notifications` between the fake App Store (pushing over real HTTP, retrying as Apple
 /// does) and the embedded broker, with ingest, verify and fulfil running behind it.
 @Suite(.timeLimit(.minutes(3))) struct NotificationReceiverTests {
-    static let overlay = #"{"notifications": {"publishTimeoutSeconds": 2}, "topics": {"create": false}}"#
+    /// A short publish timeout, so the broker-down attempt fails quickly, yet long enough for a loaded machine.
+    static let overlay = #"{"notifications": {"publishTimeoutSeconds": 5}, "topics": {"create": false}}"#
     static let directory = FileManager.default.temporaryDirectory
 
     /// A fake App Store that pushes to nothing yet, retrying production notifications quickly.
