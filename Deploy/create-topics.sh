@@ -10,8 +10,8 @@ partitions="${2:-48}"
 replication="${3:-3}"
 tiers="${4:-4}"
 kafka_topics="${KAFKA_TOPICS:-kafka-topics.sh}"
-inputs=(receipts.submitted receipts.ingested receipts.verified entitlements.owner-updates)
-topics=("${inputs[@]}" entitlements.changed entitlements.state receipts.rejected receipts.outcomes receipts.dead-letter)
+inputs=(receipts.submitted receipts.ingested receipts.verified entitlements.owner-updates consumption.answers)
+topics=("${inputs[@]}" entitlements.changed entitlements.state receipts.rejected receipts.outcomes receipts.dead-letter consumption.requests consumption.outcomes)
 for input in "${inputs[@]}"; do
   for ((tier = 1; tier <= tiers; tier++)); do topics+=("$input.retry.$tier"); done
 done

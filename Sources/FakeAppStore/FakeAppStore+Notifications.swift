@@ -25,6 +25,16 @@ extension FakeAppStore {
         return notification
     }
 
+    /// The transaction as Apple signs it (`signedTransactionInfo`, what StoreKit 2 hands the app as
+    /// `jwsRepresentation`), signed now.
+    /// - Throws: ``FakeAppStoreError`` when signing failed.
+    public func signedTransaction(_ transaction: FakeTransaction) throws -> String {
+        guard let jws = router.sign(transaction.signedPayload(bundleId: configuration.bundleId, signedDate: configuration.clock())) else {
+            throw FakeAppStoreError("could not sign transaction \(transaction.transactionId)")
+        }
+        return jws
+    }
+
     /// Where and how notifications are pushed now; change it with ``setNotificationDelivery(_:)``.
     public var notificationDelivery: FakeNotificationDelivery { router.notifications.delivery }
 

@@ -20,5 +20,9 @@ import Testing
         #expect(ChaosShortTests.row("purchases granted twice", in: summary) == "0")
         #expect(ChaosShortTests.row("owners with a wrong final state", in: summary) == "0")
         #expect(ChaosShortTests.row("owner keys not expected", in: summary) == "0")
+        // The notification loop: every renewal the fake pushed to `receiptd notifications` renewed its owner.
+        #expect(ChaosShortTests.row("notification loop: pushed by the fake", in: summary) == "20")
+        #expect(ChaosShortTests.row("delivered (200 after Kafka's ack)", in: summary) == "20")
+        #expect(ChaosShortTests.row("renewals applied to their owners", in: summary) == "20")
     }
 }

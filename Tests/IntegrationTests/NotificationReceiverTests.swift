@@ -9,7 +9,8 @@ import Testing
 /// `receiptd notifications` between the fake App Store (pushing over real HTTP, retrying as Apple
 /// does) and the embedded broker, with ingest, verify and fulfil running behind it.
 @Suite(.timeLimit(.minutes(3))) struct NotificationReceiverTests {
-    static let overlay = #"{"notifications": {"publishTimeoutSeconds": 2}, "topics": {"create": false}}"#
+    /// A short publish timeout, so the broker-down attempt fails quickly, yet long enough for a loaded machine.
+    static let overlay = #"{"notifications": {"publishTimeoutSeconds": 5}, "topics": {"create": false}}"#
     static let directory = FileManager.default.temporaryDirectory
 
     /// A fake App Store that pushes to nothing yet, retrying production notifications quickly.
@@ -132,32 +133,40 @@ struct NotificationPipeline {
     let verify: (StageRunner<VerifyStage>, KafkaRecordSource, KafkaRecordSink)
     let fulfil: (StageRunner<FulfilStage>, KafkaRecordSource, KafkaRecordSink)
 
-    init(broker: BrokerFixture, fake: FakeAppStore, suffix: String = UUID().uuidString.prefix(6).description) throws {
+    init(broker: BrokerFixture, fake: FakeAppStore, suffix: String = UUID().uuidString.prefix(6).description,
+         consumptionRequests: Bool = false) throws {
         ingest = try broker.runner(IngestStage(), group: "n-ingest-\(suffix)")
         let verifier = try SignedDataVerifier(configuration: fake.verifierConfiguration())
         verify = try broker.runner(VerifyStage(verifier: AppStoreSubmissionVerifier(verifier: verifier)), group: "n-verify-\(suffix)")
         let ledger = broker.purchaseLedger()
         fulfil = try broker.runner(FulfilStage(catalogue: try BrokerFixture.catalogue(),
-                                               policy: FulfilmentPolicy(appAccountToken: .userIdIsToken), ledger: ledger),
+                                               policy: FulfilmentPolicy(appAccountToken: .userIdIsToken), ledger: ledger,
+                                               publishConsumptionRequests: consumptionRequests),
                                    group: "n-fulfil-\(suffix)", assignmentHook: ledger)
     }
 
-    /// Runs the three until `until` returns, then stops them gracefully.
-    func run(until: @escaping @Sendable () async throws -> Void) async throws {
-        let (ingest, verify, fulfil) = (self.ingest.0, self.verify.0, self.fulfil.0)
+    /// Runs the three (and `alongside`, other runners) until `until` returns, then stops them gracefully.
+    func run(alongside: [any RunnableStage] = [], until: @escaping @Sendable () async throws -> Void) async throws {
+        let runners: [any RunnableStage] = [ingest.0, verify.0, fulfil.0] + alongside
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await ingest.run() }
-            group.addTask { try await verify.run() }
-            group.addTask { try await fulfil.run() }
+            for runner in runners { group.addTask { try await runner.run() } }
             do { try await until() } catch {
-                ingest.shutdownGracefully(); verify.shutdownGracefully(); fulfil.shutdownGracefully()
+                for runner in runners { runner.shutdownGracefully() }
                 try? await group.waitForAll()
                 throw error
             }
-            ingest.shutdownGracefully(); verify.shutdownGracefully(); fulfil.shutdownGracefully()
+            for runner in runners { runner.shutdownGracefully() }
             try await group.waitForAll()
         }
         for source in [self.ingest.1, self.verify.1, self.fulfil.1] { await source.close() }
         for sink in [self.ingest.2, self.verify.2, self.fulfil.2] { await sink.close() }
     }
 }
+
+/// A stage runner of any stage, as the pipeline helper runs them side by side.
+protocol RunnableStage: Sendable {
+    func run() async throws
+    func shutdownGracefully()
+}
+
+extension StageRunner: RunnableStage {}

@@ -40,8 +40,7 @@ import Testing
         let start = Date().addingTimeInterval(-60)
         let receiver = try ReceiverProcess(brokers: broker.bootstrap[0], overlay: NotificationReceiverTests.overlay, in: directory)
         try await receiver.start()
-        // Apple gives up at once in this test (no retries), so an outage loses notifications for good.
-        fake.setNotificationDelivery(FakeNotificationDelivery(receiverURL: receiver.url, retrySchedule: []))
+        fake.setNotificationDelivery(FakeNotificationDelivery(receiverURL: receiver.url, retrySchedule: [.seconds(1), .seconds(2)]))
         let events = fake.deliveryEvents()
         let purchases = (0..<3).map { _ in NotificationReceiverTests.subscription(fake) }
         func subscribed(_ transaction: FakeTransaction) throws -> FakeNotification {
@@ -49,8 +48,10 @@ import Testing
         }
 
         let first = try subscribed(purchases[0])
-        _ = try await NotificationReceiverTests.next(events) { $0 == .delivered(uuid: first.notificationUUID, attempts: 1) }
+        _ = try await NotificationReceiverTests.next(events) { if case .delivered(first.notificationUUID, _) = $0 { true } else { false } }
         receiver.stop()
+        // During the outage Apple gives up at once (no retries), so the outage loses notifications for good.
+        fake.setNotificationDelivery(FakeNotificationDelivery(receiverURL: receiver.url, retrySchedule: []))
         let missed = try purchases[1...].map(subscribed)
         for notification in missed {
             let end = try await NotificationReceiverTests.next(events) {
@@ -159,6 +160,50 @@ import Testing
         #expect(changes.allSatisfy { $0.json["userId"] as? String == "player-42" })
         #expect(changes.last?.json["hasAccess"] as? Bool == true, "the renewal restored access")
         #expect(reader.messages(in: broker.topics.outcomes).count == 1)
+        #expect(reader.messages(in: broker.topics.rejected).isEmpty && reader.messages(in: broker.topics.deadLetter).isEmpty)
+    }
+
+    @Test func subscriptionReconciliationAsksAboutEveryPurchaseOfTheOwnerView() async throws {
+        let broker = try BrokerFixture()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reconcile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fake = try NotificationReceiverTests.fakeAppStore()
+        defer { fake.stop() }
+        let now = Date()
+        let subscription = fake.store.purchase(productId: "com.demo.monthly.sub", type: .autoRenewable, environment: .production,
+                                               purchaseDate: now.addingTimeInterval(-31 * 86_400), expiresDate: now.addingTimeInterval(-3600))
+        let coins = fake.store.purchase(productId: "com.demo.coins.100", type: .consumable, environment: .production, purchaseDate: now)
+        let samples = try Samples()
+        // The app submitted both purchases: fulfil records them and the owner view lists them.
+        try await broker.publish(broker.topics.submitted, [
+            samples.submission("app-1", user: "player-7", payload: try fake.signedTransaction(subscription)),
+            samples.submission("app-2", user: "player-7", payload: try fake.signedTransaction(coins)),
+        ])
+        let reader = try broker.reader([broker.topics.entitlementsChanged, broker.topics.entitlementState, broker.topics.outcomes,
+                                        broker.topics.rejected, broker.topics.deadLetter])
+        let (owners, ownersSource, ownersSink) = try broker.ownersRunner(group: "reconcile-owners")
+        try await NotificationPipeline(broker: broker, fake: fake).run(alongside: [owners]) {
+            try await reader.wait(timeout: .seconds(90)) { $0.filter { $0.topic == broker.topics.entitlementState }.count >= 2 }
+        }
+        await ownersSource.close()
+        await ownersSink.close()
+
+        // Apple renewed the subscription; nothing told receiptd. No list given: the owner view is the list.
+        let renewal = fake.store.renew(subscription, period: .seconds(30 * 86_400))
+        let run = try await Self.receiptd(["reconcile", "subscriptions", "--brokers", broker.bootstrap[0],
+                                           "--config", try Self.overlay(fake, in: directory)])
+        try #require(run.status == 0, "\(run.errors)")
+        #expect(run.output.contains("pages or purchases  1"), "only the auto-renewable purchase is asked about: \(run.output)")
+        #expect(run.output.contains("published           1"), "\(run.output)")
+        try await NotificationPipeline(broker: broker, fake: fake).run {
+            try await reader.wait(timeout: .seconds(90)) { messages in
+                messages.contains { $0.topic == broker.topics.entitlementsChanged && $0.json["transactionId"] as? String == renewal.transactionId }
+            }
+        }
+        await reader.close()
+        let renewed = reader.messages(in: broker.topics.entitlementsChanged).filter { $0.json["transactionId"] as? String == renewal.transactionId }
+        #expect(renewed.count == 1 && renewed.first?.json["userId"] as? String == "player-7")
         #expect(reader.messages(in: broker.topics.rejected).isEmpty && reader.messages(in: broker.topics.deadLetter).isEmpty)
     }
 }

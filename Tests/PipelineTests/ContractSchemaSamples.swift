@@ -17,6 +17,9 @@ struct ContractSamples {
     var changes: [EntitlementChanged] = []
     var ownerUpdates: [OwnerPurchaseUpdate] = []
     var states: [EntitlementState] = []
+    var consumptionRequests: [ConsumptionRequest] = []
+    var consumptionAnswers: [ConsumptionAnswer] = []
+    var consumptionOutcomes: [ConsumptionOutcome] = []
 
     static let bundleId = "com.example.game"
 
@@ -45,6 +48,9 @@ struct ContractSamples {
         add("entitlement-changed.v2", try changes.map(ContractCoding.encode))
         add("owner-purchase.v1", try ownerUpdates.map(ContractCoding.encode))
         add("entitlement-state.v1", try states.map(ContractCoding.encode))
+        add("consumption-request.v1", try consumptionRequests.map(ContractCoding.encode))
+        add("consumption-answer.v1", try consumptionAnswers.map(ContractCoding.encode))
+        add("consumption-outcome.v1", try consumptionOutcomes.map(ContractCoding.encode))
         return cases
     }
 
@@ -57,6 +63,7 @@ struct ContractSamples {
         samples.addEveryChangeKind()
         try await samples.runOwners()
         try samples.addVerifyAndOwnersVerdicts()
+        try await samples.addConsumption()
         return samples
     }
 

@@ -166,6 +166,8 @@ struct BrokenSample {
         ("receipt-verified.v1", ReceiptVerified.schema), ("receipt-rejected.v1", ReceiptRejected.schema),
         ("receipt-outcome.v1", ReceiptOutcome.schema), ("entitlement-changed.v2", EntitlementChanged.schema),
         ("owner-purchase.v1", OwnerPurchaseUpdate.schema), ("entitlement-state.v1", EntitlementState.schema),
+        ("consumption-request.v1", ConsumptionRequest.schema), ("consumption-answer.v1", ConsumptionAnswer.schema),
+        ("consumption-outcome.v1", ConsumptionOutcome.schema),
     ]
 
     static func load(_ file: String) throws -> JSONValue {
@@ -249,6 +251,7 @@ struct BrokenSample {
         #expect(try values("receipt-rejected.v1", "$defs", "StageName") == StageName.allCases.map(\.rawValue))
         #expect(try values("receipt-verified.v1", "$defs", "NotificationSource", "properties", "effect")
             == Story.everyEffect.map(\.name))
+        #expect(try values("consumption-outcome.v1", "properties", "outcome") == ConsumptionOutcome.Kind.allCases.map(\.rawValue))
         #expect(try values("receipt-outcome.v1", "properties", "outcome")
             == [OutcomeCode.duplicateSuppressed, .staleSuppressed, .notificationInformational, .noTransactions].map(\.rawValue))
     }

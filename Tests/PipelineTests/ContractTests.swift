@@ -147,8 +147,10 @@ import Testing
         #expect(topics.retry(of: .owners, tier: 1) == "entitlements.owner-updates.retry.1")
         #expect(topics.allNames(retryTiers: 0) == ["receipts.submitted", "receipts.ingested", "receipts.verified",
                                                    "entitlements.changed", "entitlements.owner-updates", "entitlements.state",
-                                                   "receipts.rejected", "receipts.outcomes", "receipts.dead-letter"])
-        #expect(topics.allNames(retryTiers: 2).count == 9 + 2 * StageName.allCases.count)
+                                                   "receipts.rejected", "receipts.outcomes", "receipts.dead-letter",
+                                                   "consumption.requests", "consumption.answers", "consumption.outcomes"])
+        #expect(topics.allNames(retryTiers: 2).count == 12 + 2 * StageName.allCases.count)
+        #expect(topics.retry(of: .consumption, tier: 1) == "consumption.answers.retry.1")
         try topics.validate()
     }
 

@@ -99,7 +99,7 @@ import Testing
         #expect(topics.retryTier(of: "receipts.ingested.retry.01", stage: .verify) == nil)
         #expect(topics.retryTier(of: "receipts.ingested.retry.1", stage: .fulfil) == nil)
         let all = topics.allNames(retryTiers: 1)
-        #expect(all.count == 9 + StageName.allCases.count)
+        #expect(all.count == 12 + StageName.allCases.count)
         #expect(all.contains("receipts.submitted.retry.1") && all.contains("receipts.verified.retry.1"))
         #expect(all.contains("entitlements.owner-updates.retry.1"))
     }

@@ -4,6 +4,8 @@
 public enum FulfilOutput: Sendable, Equatable, OutboundMessage {
     case event(EntitlementChanged)
     case ownerUpdate(OwnerPurchaseUpdate)
+    /// A verified `CONSUMPTION_REQUEST`, for the backend (only with consumption requests enabled).
+    case consumptionRequest(ConsumptionRequest)
 
     public static var outputTopic: OutputTopic { .entitlementsChanged }
     public static var partitioning: OutputPartitioning { .inputPartition }
@@ -12,13 +14,14 @@ public enum FulfilOutput: Sendable, Equatable, OutboundMessage {
         switch self {
         case .event: .entitlementsChanged
         case .ownerUpdate: .ownerUpdates
+        case .consumptionRequest: .consumptionRequests
         }
     }
 
     public var messagePartitioning: OutputPartitioning {
         switch self {
         case .event: .inputPartition
-        case .ownerUpdate: .byKey
+        case .ownerUpdate, .consumptionRequest: .byKey
         }
     }
 
@@ -26,6 +29,7 @@ public enum FulfilOutput: Sendable, Equatable, OutboundMessage {
         switch self {
         case .event(let event): event.owner.encoded
         case .ownerUpdate(let update): update.recordKey
+        case .consumptionRequest(let request): request.recordKey
         }
     }
 
@@ -33,6 +37,7 @@ public enum FulfilOutput: Sendable, Equatable, OutboundMessage {
         switch self {
         case .event(let event): try event.encode(to: encoder)
         case .ownerUpdate(let update): try update.encode(to: encoder)
+        case .consumptionRequest(let request): try request.encode(to: encoder)
         }
     }
 

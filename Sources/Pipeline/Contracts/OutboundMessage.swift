@@ -11,6 +11,8 @@ public enum OutputTopic: String, Sendable, Hashable, CaseIterable {
     case ownerUpdates
     /// `entitlement-state/v1`, ``Topics/entitlementState``.
     case entitlementState
+    case consumptionRequests
+    case consumptionOutcomes
 }
 
 /// How the runner picks the partition of a stage's outputs.

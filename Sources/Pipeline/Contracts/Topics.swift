@@ -1,7 +1,8 @@
 /// Every topic name receiptd uses, defined once, with defaults and validation.
 ///
 /// Flow: `submitted` → ingest → `ingested` → verify → `verified` → fulfil → `entitlementsChanged`
-/// (and `ownerUpdates` → owners → `entitlementState`, the per-owner view);
+/// (and `ownerUpdates` → owners → `entitlementState`, the per-owner view; and
+/// `consumptionRequests` → the backend → `consumptionAnswers` → consumption → `consumptionOutcomes`);
 /// any stage may write `rejected`, `outcomes`, `deadLetter`, or a retry tier of its own input
 /// (`<input>.retry.<n>`, e.g. `receipts.ingested.retry.1`). Decodes from JSON with every key
 /// optional, so a config file names only what it changes.
@@ -26,13 +27,21 @@ public struct Topics: Sendable, Codable, Equatable {
     public var deadLetter: String
     /// Inserted between an input topic and the tier number to name a retry tier.
     public var retryInfix: String
+    /// Fulfil → the backend: Apple's refund consumption requests (`consumption-request/v1`).
+    public var consumptionRequests: String
+    /// The backend → `receiptd consumption`: its answers (`consumption-answer/v1`).
+    public var consumptionAnswers: String
+    /// How each answer ended (`consumption-outcome/v1`).
+    public var consumptionOutcomes: String
 
     /// Creates the topic set; every parameter defaults to the documented name.
     public init(submitted: String = "receipts.submitted", ingested: String = "receipts.ingested",
                 verified: String = "receipts.verified", entitlementsChanged: String = "entitlements.changed",
                 ownerUpdates: String = "entitlements.owner-updates", entitlementState: String = "entitlements.state",
                 rejected: String = "receipts.rejected", outcomes: String = "receipts.outcomes",
-                deadLetter: String = "receipts.dead-letter", retryInfix: String = ".retry.") {
+                deadLetter: String = "receipts.dead-letter", retryInfix: String = ".retry.",
+                consumptionRequests: String = "consumption.requests", consumptionAnswers: String = "consumption.answers",
+                consumptionOutcomes: String = "consumption.outcomes") {
         self.submitted = submitted
         self.ingested = ingested
         self.verified = verified
@@ -43,6 +52,9 @@ public struct Topics: Sendable, Codable, Equatable {
         self.outcomes = outcomes
         self.deadLetter = deadLetter
         self.retryInfix = retryInfix
+        self.consumptionRequests = consumptionRequests
+        self.consumptionAnswers = consumptionAnswers
+        self.consumptionOutcomes = consumptionOutcomes
     }
 
     /// The topic a stage consumes.
@@ -52,6 +64,7 @@ public struct Topics: Sendable, Codable, Equatable {
         case .verify: ingested
         case .fulfil: verified
         case .owners: ownerUpdates
+        case .consumption: consumptionAnswers
         }
     }
 
@@ -63,6 +76,8 @@ public struct Topics: Sendable, Codable, Equatable {
         case .entitlementsChanged: entitlementsChanged
         case .ownerUpdates: ownerUpdates
         case .entitlementState: entitlementState
+        case .consumptionRequests: consumptionRequests
+        case .consumptionOutcomes: consumptionOutcomes
         }
     }
 
@@ -88,7 +103,8 @@ public struct Topics: Sendable, Codable, Equatable {
     /// Every topic the pipeline uses with `retryTiers` tiers per stage: the main topics, then the
     /// tiers of each stage's input (what `receiptd broker` and workers create).
     public func allNames(retryTiers: Int) -> [String] {
-        [submitted, ingested, verified, entitlementsChanged, ownerUpdates, entitlementState, rejected, outcomes, deadLetter]
+        [submitted, ingested, verified, entitlementsChanged, ownerUpdates, entitlementState, rejected, outcomes, deadLetter,
+         consumptionRequests, consumptionAnswers, consumptionOutcomes]
             + StageName.allCases.flatMap { inputs(of: $0, retryTiers: retryTiers).dropFirst() }
     }
 
@@ -107,7 +123,8 @@ public struct Topics: Sendable, Codable, Equatable {
             ("submitted", submitted), ("ingested", ingested), ("verified", verified),
             ("entitlementsChanged", entitlementsChanged), ("ownerUpdates", ownerUpdates),
             ("entitlementState", entitlementState), ("rejected", rejected), ("outcomes", outcomes),
-            ("deadLetter", deadLetter),
+            ("deadLetter", deadLetter), ("consumptionRequests", consumptionRequests),
+            ("consumptionAnswers", consumptionAnswers), ("consumptionOutcomes", consumptionOutcomes),
         ]
         for (key, name) in named where !Self.isLegalTopicName(name) {
             throw PipelineConfigurationError("topics.\(key): \"\(name)\" is not a legal Kafka topic name "
@@ -135,7 +152,7 @@ public struct Topics: Sendable, Codable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case submitted, ingested, verified, entitlementsChanged, ownerUpdates, entitlementState, rejected, outcomes
-        case deadLetter, retryInfix
+        case deadLetter, retryInfix, consumptionRequests, consumptionAnswers, consumptionOutcomes
     }
 
     public init(from decoder: any Decoder) throws {
@@ -151,5 +168,8 @@ public struct Topics: Sendable, Codable, Equatable {
         outcomes = try c.decodeIfPresent(String.self, forKey: .outcomes) ?? d.outcomes
         deadLetter = try c.decodeIfPresent(String.self, forKey: .deadLetter) ?? d.deadLetter
         retryInfix = try c.decodeIfPresent(String.self, forKey: .retryInfix) ?? d.retryInfix
+        consumptionRequests = try c.decodeIfPresent(String.self, forKey: .consumptionRequests) ?? d.consumptionRequests
+        consumptionAnswers = try c.decodeIfPresent(String.self, forKey: .consumptionAnswers) ?? d.consumptionAnswers
+        consumptionOutcomes = try c.decodeIfPresent(String.self, forKey: .consumptionOutcomes) ?? d.consumptionOutcomes
     }
 }

@@ -48,7 +48,7 @@ public struct NotificationIntake: Sendable {
         guard let bundleId = Self.bundleId(in: object) else {
             return .failure(.init(.missingBundleId, "neither data.bundleId nor summary.bundleId is a string"))
         }
-        guard IngestStage.isValidBundleId(bundleId), bundleId.count <= IngestConfiguration().maxBundleIdLength else {
+        guard IngestStage.isValidBundleId(bundleId), bundleId.count <= Self.maxBundleIdLength else {
             return .failure(.init(.invalidBundleId, "the bundle id is not dot-separated letters, digits and -"))
         }
         guard bundleIds.isEmpty || bundleIds.contains(bundleId) else {
@@ -73,6 +73,9 @@ public struct NotificationIntake: Sendable {
 
     /// Apple's bodies and payloads nest a few levels; anything much deeper is not one.
     static let maxJSONDepth = 16
+
+    /// Ingest's limit, so whatever the receiver accepts ingest accepts too.
+    private static let maxBundleIdLength = IngestConfiguration().maxBundleIdLength
 
     private static func bundleId(in claims: JSONObject) -> String? {
         for container in ["data", "summary"] {

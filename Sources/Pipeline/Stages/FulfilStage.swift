@@ -36,11 +36,16 @@ public struct FulfilStage: Stage {
     ///   - ledger: purchase states by `originalTransactionId`, shared by every record this worker
     ///     processes (``KeyedStateStore/purchaseLedger(reader:topic:logger:)`` in production).
     public init(catalogue: ProductCatalogue, policy: FulfilmentPolicy = FulfilmentPolicy(),
-                ledger: KeyedStateStore<PurchaseState>) {
+                ledger: KeyedStateStore<PurchaseState>, publishConsumptionRequests: Bool = false) {
         self.catalogue = catalogue
         self.lifecycle = PurchaseLifecycle(policy: policy)
         self.ledger = ledger
+        self.publishConsumptionRequests = publishConsumptionRequests
     }
+
+    /// Whether a verified `CONSUMPTION_REQUEST` becomes a ``ConsumptionRequest`` for the backend
+    /// (`fulfil.consumptionRequests`) instead of ending `notification-informational`.
+    let publishConsumptionRequests: Bool
 
     /// The ledger (the worker wires a Kafka-backed one in as the runner's ``PartitionAssignmentHook``).
     public var purchaseLedger: KeyedStateStore<PurchaseState> { ledger }
@@ -54,6 +59,10 @@ public struct FulfilStage: Stage {
                            subject: subject)
         }
         if LifecycleEffect(transaction) == .informational {
+            if publishConsumptionRequests, let notification = transaction.notification,
+               notification.notificationType == "CONSUMPTION_REQUEST" {
+                return try await consumptionRequest(input, notification: notification, context: context)
+            }
             return informational(input, context: context)
         }
         guard let product = catalogue[transaction.productId] else {
@@ -90,6 +99,31 @@ public struct FulfilStage: Stage {
             LoggingKeys.stageOutcome: .string(OutcomeCode.notificationInformational.rawValue),
         ])
         return .done(outcome: .notificationInformational, subject: input.subject)
+    }
+
+    /// Apple's refund consumption request for the purchase's owner (recorded in the ledger, else the
+    /// submitter, else the `appAccountToken` user when bound); unknown owners wait in the retry tiers.
+    private func consumptionRequest(_ input: ReceiptVerified, notification: NotificationSource,
+                                    context: StageContext) async throws -> StageResult<FulfilOutput> {
+        let transaction = input.transaction
+        let recorded = try await ledger.update(transaction.originalTransactionId, scope: context.delivery) { state in
+            (nil as PurchaseState?, state?.owner)
+        }
+        let token = lifecycle.policy.appAccountToken == .userIdIsToken ? transaction.appAccountToken?.lowercased() : nil
+        guard let owner = recorded ?? (input.userId.isEmpty ? nil : input.owner)
+            ?? token.map({ OwnerKey(bundleId: transaction.bundleId, userId: $0) }) else {
+            throw StageError(.transient, reason: .ownerUnknown, detail: "no owner recorded for the consumption request's purchase yet")
+        }
+        let request = ConsumptionRequest(
+            requestId: notification.notificationUUID, bundleId: owner.bundleId, userId: owner.userId,
+            transactionId: transaction.transactionId, originalTransactionId: transaction.originalTransactionId,
+            productId: transaction.productId, environment: transaction.environment,
+            requestedAt: notification.signedDate ?? transaction.appleSignedDate ?? context.now)
+        context.logger.info("consumption request published", metadata: [
+            LoggingKeys.transactionId: .string(transaction.transactionId),
+            "consumption.deadline": .string(ContractCoding.timestamp(request.deadline)),
+        ])
+        return .emit([.consumptionRequest(request)])
     }
 
     /// The events and owner-view updates of an applied input.

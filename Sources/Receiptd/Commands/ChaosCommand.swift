@@ -100,7 +100,7 @@ struct ChaosCommand: Command {
                    + "logs in \(harness.directory)")
 
         var workerList: [WorkerProcess] = []
-        for stage in StageName.allCases { workerList += try harness.startWorkers(stage, count: workers) }
+        for stage in StageName.receiptStages { workerList += try harness.startWorkers(stage, count: workers) }
         let tally = try harness.makeTally()
         let tallyTask = Task { await tally.run() }
         defer { tallyTask.cancel() }
@@ -238,7 +238,7 @@ struct ChaosCommand: Command {
         let configuration = harness.configuration
         guard let admin = try? KafkaAdminClient(bootstrapServers: [harness.broker.bootstrapServers]) else { return ["no admin client"] }
         var violations: [String] = []
-        for stage in StageName.allCases {
+        for stage in StageName.receiptStages {
             let group = configuration.groupId(for: stage)
             guard let committed = try? await admin.committedOffsets(group: group, partitions: configuration.inputPartitions(of: stage)) else {
                 violations.append("\(group): committed offsets unavailable")

@@ -30,6 +30,8 @@ struct DemoCommand: Command {
           --metrics-port N  this process (with its fake App Store) serves /metrics on N, worker k on N+k
                             (default 9464; 0 turns them off)
           --keep            keep the temporary directory (worker logs, config, demo root certificate)
+          --notifications N renewals the fake App Store pushes to `receiptd notifications` at the end, each of
+                            which must renew its owner's entitlement (default 20; 0 skips the loop)
 
         Exits 0 when every submission was accounted for with the verdict the generator expected and
         every owner's final entitlement state (entitlements.state) is the one the generator expected.
@@ -42,10 +44,11 @@ struct DemoCommand: Command {
     var stallTimeout: Duration = .seconds(60)
     var metricsPort = WorkerConfiguration.ObservabilitySettings().port
     var keep = false
+    var notifications = 20
 
     init(arguments: [String]) throws {
         let parser = try ArgumentParser(arguments, options: ["--submissions", "--seed", "--port", "--workers", "--timeout",
-                                                                "--metrics-port"],
+                                                                "--metrics-port", "--notifications"],
                                         flags: ["--keep"])
         guard parser.positionals.isEmpty else { throw ValidationError("unexpected argument \(parser.positionals[0])") }
         submissions = try parser.integer("--submissions", in: 1...200_000) ?? 3000
@@ -55,6 +58,7 @@ struct DemoCommand: Command {
         stallTimeout = try parser.seconds("--timeout") ?? .seconds(60)
         metricsPort = try parser.integer("--metrics-port", in: 0...65535) ?? metricsPort
         keep = parser.flag("--keep")
+        notifications = try parser.integer("--notifications", in: 0...1000) ?? notifications
     }
 
     func run() async throws -> Int32 {
@@ -85,7 +89,7 @@ struct DemoCommand: Command {
             expectations[submission.submissionId] = submission.expectation
             batch.append(submission)
         }
-        let result = try await run.execute(batch, owners: generator.owners.entitlements)
+        let result = try await run.execute(batch, owners: generator.owners.entitlements, notifications: notifications)
         var report = DemoReport(result: result, expectations: expectations)
         for submission in batch { report.kinds[submission.kind, default: 0] += 1 }
         report.scripts = generator.scriptsStarted

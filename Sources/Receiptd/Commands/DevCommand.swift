@@ -75,7 +75,7 @@ struct DevCommand: Command {
                 workers.kafka.sessionTimeoutSeconds = 10
             }
             try fleet.writeConfiguration(workers)
-            for stage in StageName.allCases { try fleet.start(stage, count: 1) }
+            for stage in StageName.receiptStages { try fleet.start(stage, count: 1) }
             printError("receiptd dev: embedded broker at \(broker.bootstrapServers); workers' logs in \(fleet.directory)")
             if let operations {
                 printError("receiptd dev: metrics at http://127.0.0.1:\(operations.port)/metrics (this process), "

@@ -42,17 +42,7 @@ struct VerifyCommand: Command {
                                         kind: .counter) { Double(signed.verifiedCacheStatistics.hits) }
         MetricsRegistry.shared.function("receiptd_verified_jws_cache_misses_total", help: "JWS verified in full (not in the cache).",
                                         kind: .counter) { Double(signed.verifiedCacheStatistics.misses) }
-        var share: RequestBudgetShare?
-        if let budget {
-            let input = configuration.topics.ingested
-            let admin = try KafkaAdminClient(bootstrapServers: configuration.bootstrapServerList,
-                                             additionalProperties: configuration.kafka.properties)
-            let partitions = (try? await admin.partitionCount(topic: input)) ?? configuration.topics.partitions
-            share = RequestBudgetShare(budget: budget, inputTopic: input, totalPartitions: partitions)
-            logger.notice("App Store request budgets shared by partition", metadata: [
-                LoggingKeys.kafkaTopic: .string(input), "kafka.partitions": .int(Int64(partitions)),
-            ])
-        }
+        let share = try await configuration.budgetShare(budget, inputTopic: configuration.topics.ingested, logger: logger)
         return try await StageWorker.run(VerifyStage(verifier: verifier), configuration: configuration,
                                          logger: logger, assignmentHook: share)
     }
@@ -88,14 +78,52 @@ struct FulfilCommand: Command {
         case "kafka":
             let ledger = KeyedStateStore.purchaseLedger(reader: configuration.stateReader(for: "fulfil-ledger"),
                                                         topic: configuration.topics.entitlements, logger: logger)
-            return try await StageWorker.run(FulfilStage(catalogue: catalogue, policy: policy, ledger: ledger),
+            return try await StageWorker.run(FulfilStage(catalogue: catalogue, policy: policy, ledger: ledger,
+                                                         publishConsumptionRequests: configuration.fulfil.consumptionRequests),
                                              configuration: configuration, logger: logger, assignmentHook: ledger)
         case "memory":
-            return try await StageWorker.run(FulfilStage(catalogue: catalogue, policy: policy, ledger: KeyedStateStore()),
+            return try await StageWorker.run(FulfilStage(catalogue: catalogue, policy: policy, ledger: KeyedStateStore(),
+                                                         publishConsumptionRequests: configuration.fulfil.consumptionRequests),
                                              configuration: configuration, logger: logger)
         default:
             throw StartupError("fulfil.ledger must be kafka or memory, got '\(configuration.fulfil.ledger)'")
         }
+    }
+}
+
+/// `receiptd consumption`: sends the backend's answers to Apple's refund consumption requests.
+struct ConsumptionCommand: Command {
+    static let configuration = CommandConfiguration(
+        commandName: "consumption",
+        abstract: "Send answers to refund consumption requests to Apple (consumption.answers -> consumption.outcomes)",
+        usage: "receiptd consumption [options]\n\n" + StageWorkerOptions.usage + """
+
+
+        With fulfil.consumptionRequests true, fulfil publishes each verified CONSUMPTION_REQUEST to
+        topics.consumptionRequests (consumption-request/v1: transaction, owner, deadline = 12 h after Apple
+        signed it). The backend answers on topics.consumptionAnswers (consumption-answer/v1); this worker
+        sends each answer with Send Consumption Information (verify.serverApi.* credentials, its request
+        budgets) and writes one consumption-outcome/v1 per answer: answered, expired (after the deadline,
+        not sent) or failed (Apple refused it; reason). Transient failures use the retry tiers.
+        """)
+    let options: StageWorkerOptions
+    init(arguments: [String]) throws { options = try StageWorkerOptions(arguments: arguments) }
+
+    func run() async throws -> Int32 {
+        let configuration = try options.load(stage: .consumption)
+        let logger = makeLogger(configuration, label: "receiptd.consumption")
+        let api = configuration.verify.serverApi
+        guard !api.keyPath.isEmpty else { throw ValidationError("receiptd consumption needs verify.serverApi.keyPath (and keyId, issuerId, bundleId)") }
+        var client = AppStoreServerAPIConfiguration(signingKeyPath: api.keyPath, keyId: api.keyId, issuerId: api.issuerId,
+                                                    bundleId: api.bundleId)
+        client.productionBaseURL = api.productionBaseURL
+        client.sandboxBaseURL = api.sandboxBaseURL
+        client.requestTimeout = .seconds(api.requestTimeoutSeconds)
+        let budget = try configuration.requestBudget()
+        let stage = ConsumptionStage(client: try AppStoreServerAPIClient(configuration: client, transport: try CurlHTTPClient(),
+                                                                         requestLimiter: budget))
+        let share = try await configuration.budgetShare(budget, inputTopic: configuration.topics.consumptionAnswers, logger: logger)
+        return try await StageWorker.run(stage, configuration: configuration, logger: logger, assignmentHook: share)
     }
 }
 
@@ -147,6 +175,17 @@ extension WorkerConfiguration {
         guard api.budgetMarginSeconds >= 0 else { throw ValidationError("verify.serverApi.budgetMarginSeconds must be >= 0") }
         return SharedRequestBudget(budgets: budgets, margin: .seconds(api.budgetMarginSeconds),
                                    maxWait: .seconds(api.budgetMaxWaitSeconds))
+    }
+
+    /// The hook that gives this worker its partitions' share of `budget` (nil without a budget).
+    func budgetShare(_ budget: SharedRequestBudget?, inputTopic: String, logger: Logger) async throws -> RequestBudgetShare? {
+        guard let budget else { return nil }
+        let admin = try KafkaAdminClient(bootstrapServers: bootstrapServerList, additionalProperties: kafka.properties)
+        let partitions = (try? await admin.partitionCount(topic: inputTopic)) ?? topics.partitions
+        logger.notice("App Store request budgets shared by partition", metadata: [
+            LoggingKeys.kafkaTopic: .string(inputTopic), "kafka.partitions": .int(Int64(partitions)),
+        ])
+        return RequestBudgetShare(budget: budget, inputTopic: inputTopic, totalPartitions: partitions)
     }
 
     /// The product catalogue `fulfil.catalogue` names (validated).

@@ -227,7 +227,8 @@ extension WorkerConfiguration {
         Topics(submitted: topics.submitted, ingested: topics.ingested, verified: topics.verified,
                entitlementsChanged: topics.entitlements, ownerUpdates: topics.ownerUpdates,
                entitlementState: topics.entitlementState, rejected: topics.rejected, outcomes: topics.outcomes,
-               deadLetter: topics.deadLetter)
+               deadLetter: topics.deadLetter, consumptionRequests: topics.consumptionRequests,
+               consumptionAnswers: topics.consumptionAnswers, consumptionOutcomes: topics.consumptionOutcomes)
     }
 
     /// Every topic the pipeline uses, retry tiers included (what workers and `receiptd broker` create).
@@ -258,6 +259,7 @@ extension WorkerConfiguration {
         case .verify: groups.verify
         case .fulfil: groups.fulfil
         case .owners: groups.owners
+        case .consumption: groups.consumption
         }
     }
 

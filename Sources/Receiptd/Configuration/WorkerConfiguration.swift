@@ -42,6 +42,10 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var rejected = "receipts.rejected"
         var outcomes = "receipts.outcomes"
         var deadLetter = "receipts.dead-letter"
+        /// Refund consumption requests for the backend, its answers, and how each ended.
+        var consumptionRequests = "consumption.requests"
+        var consumptionAnswers = "consumption.answers"
+        var consumptionOutcomes = "consumption.outcomes"
         /// Partitions per topic when receiptd creates them (the embedded broker keeps only ~5 MiB
         /// per partition, so more partitions mean more retained backlog).
         var partitions = 32
@@ -55,6 +59,7 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var verify = "receiptd-verify"
         var fulfil = "receiptd-fulfil"
         var owners = "receiptd-owners"
+        var consumption = "receiptd-consumption"
     }
 
     struct Runner: Codable, Sendable, Equatable {
@@ -160,6 +165,9 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var sandboxPolicy = "grant"
         /// Whether a subscription in billing retry (no grace period) keeps access.
         var billingRetryAccess = false
+        /// Publish each verified `CONSUMPTION_REQUEST` to `topics.consumptionRequests` (for a backend that
+        /// answers them and a `receiptd consumption` worker); off: it ends `notification-informational`.
+        var consumptionRequests = false
     }
 
     /// `/metrics`, `/healthz` and `/readyz` (docs/operations.md).

@@ -25,6 +25,7 @@ struct DemoReport {
 
     var passed: Bool {
         result.complete && mismatches.isEmpty && doubleGrants == 0 && result.owners?.passed ?? false
+            && result.loop?.passed ?? true
     }
 
     func render() -> String {
@@ -66,6 +67,13 @@ struct DemoReport {
         for (id, expected, got) in mismatches.prefix(10) { lines.append("  ! \(id): expected \(expected), got \(got)") }
         for key in c.doubleGrants.sorted().prefix(10) { lines.append("  ! granted twice: \(key)") }
         lines += OwnerStateCheck.describe(result.owners)
+        if let loop = result.loop {
+            row("notification loop: pushed by the fake", loop.pushed)
+            row("    delivered (200 after Kafka's ack)", loop.delivered)
+            row("    renewals applied to their owners", loop.renewalsApplied)
+            row("    receiver stopped cleanly (SIGTERM)", loop.receiverStoppedCleanly ? "yes" : "no")
+            for problem in loop.problems.prefix(10) { lines.append("  ! notification loop: \(problem)") }
+        }
         lines.append("  " + String(repeating: "-", count: 50))
         lines.append(passed ? "  result: PASS (every submission accounted for, as expected; every owner as expected)" : "  result: FAIL")
         return lines.joined(separator: "\n")

@@ -16,6 +16,8 @@ struct PipelineRun {
         var workers: Int
         /// The final-owner-state check (nil when the run was given no expectations).
         var owners: OwnerStateCheck.Result?
+        /// The notification loop (nil when not run).
+        var loop: NotificationLoop.Result?
     }
 
     let harness: PipelineHarness
@@ -32,6 +34,8 @@ struct PipelineRun {
             // A notification that arrives before its owner's submission waits in the retry tiers:
             // short tiers keep the demo quick, and they add up to well within the stall timeout.
             $0.retry.tierDelaysSeconds = [1, 2, 5, 15]
+            // The demo's notification receiver (its last phase) listens on loopback only.
+            $0.notifications.host = "127.0.0.1"
         }
         self.workersPerStage = workersPerStage
         self.stallTimeout = stallTimeout
@@ -43,14 +47,16 @@ struct PipelineRun {
     ///   - submissions: what to publish and account for.
     ///   - warmup: published and accounted for first, outside the timing (group joins, caches).
     ///   - owners: the expected owner view, checked once every submission is accounted for.
+    ///   - notifications: renewals the fake App Store pushes to `receiptd notifications` afterwards
+    ///     (``NotificationLoop``; 0: none), outside the accounting above.
     func execute(_ submissions: [SubmissionGenerator.Submission], warmup: [SubmissionGenerator.Submission] = [],
-                 owners: [String: ExpectedEntitlement]? = nil) async throws -> Result {
+                 owners: [String: ExpectedEntitlement]? = nil, notifications: Int = 0) async throws -> Result {
         defer {
             // Our own clients may still be connected when the broker goes away: that is expected.
             KafkaLogging.bootstrap { _ in }
             harness.close(keep: keep)
         }
-        for stage in StageName.allCases { try harness.startWorkers(stage, count: workersPerStage) }
+        for stage in StageName.receiptStages { try harness.startWorkers(stage, count: workersPerStage) }
         let tally = try harness.makeTally()
         let tallyTask = Task { await tally.run() }
         let producer = try harness.makeProducer()
@@ -95,10 +101,16 @@ struct PipelineRun {
             if showProgress { printError("  checking the owner view (\(owners.count) owner entitlements)") }
             ownerCheck = await harness.ownerStateCheck(stallTimeout: stallTimeout).run(expected: owners)
         }
+        let counts = tally.snapshot
+        var loop: NotificationLoop.Result?
+        if notifications > 0 {
+            if showProgress { printError("  notification loop: the fake App Store pushes \(notifications) renewals to receiptd notifications") }
+            loop = await NotificationLoop(harness: harness, count: notifications, timeout: stallTimeout * 2).run()
+        }
         let clean = await harness.stopWorkers()
         tallyTask.cancel()
         await tally.close()
-        return Result(submitted: submissions.count, counts: tally.snapshot, elapsed: elapsed, complete: complete,
-                      cleanWorkerExits: clean, workers: harness.workers.count, owners: ownerCheck)
+        return Result(submitted: submissions.count, counts: counts, elapsed: elapsed, complete: complete,
+                      cleanWorkerExits: clean, workers: harness.workers.count, owners: ownerCheck, loop: loop)
     }
 }
