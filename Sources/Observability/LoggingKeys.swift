@@ -10,8 +10,10 @@ public enum LoggingKeys {
     public static let stageOutcome = "stage.outcome"
     public static let submissionId = "receipt.submission_id"
     public static let payloadSHA256 = "receipt.payload_sha256"
-    public static let transactionId = "receipt.transaction_id"
-    public static let originalTransactionId = "receipt.original_transaction_id"
+    /// A transaction id, hashed (``SubmissionSubject/loggedTransactionId``): the first 16 hex
+    /// digits of its SHA-256, so logs can be searched for a purchase (`printf %s ID | sha256sum`)
+    /// without carrying the id itself.
+    public static let transactionIdHash = "receipt.transaction_id_sha256"
     public static let reason = "error.reason"
     public static let errorMessage = "error.message"
     /// When a retried record becomes due (RFC 3339).

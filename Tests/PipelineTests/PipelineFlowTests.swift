@@ -94,6 +94,14 @@ struct PipelineFlowTests {
             #expect(!record.message.contains(Fixtures.jws))
             for value in record.metadata.values { #expect(!value.description.contains(Fixtures.jws)) }
         }
+        // Transaction ids appear hashed (the first 16 hex digits of their SHA-256), never as themselves.
+        let hashed = Set(handler.records.compactMap { $0.metadata[LoggingKeys.transactionIdHash]?.description })
+        #expect(hashed.contains(String(SHA256.hexDigest("4001").prefix(16))), "the unknown product's rejection")
+        for record in handler.records {
+            for (key, value) in record.metadata where key.hasPrefix("receipt.") {
+                #expect(!["1001", "1002", "3001", "4001"].contains(value.description), "\(key) in \(record.message)")
+            }
+        }
         #expect(metrics.value("receiptd_stage_records_total", labels: [("stage", "ingest"), ("outcome", "emitted")]) == 6)
         #expect(metrics.value("receiptd_stage_records_total", labels: [("stage", "fulfil"), ("outcome", "done")]) == 1)
     }

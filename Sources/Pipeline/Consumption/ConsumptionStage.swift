@@ -50,7 +50,7 @@ public struct ConsumptionStage: Stage {
             try await send(input.transactionId, try input.consumption.appleBody, environment)
         } catch let error as AppStoreServerAPIError where !error.isRetryable {
             context.logger.warning("consumption information refused", metadata: [
-                LoggingKeys.transactionId: .string(input.transactionId), LoggingKeys.reason: .string(error.reason.code),
+                LoggingKeys.transactionIdHash: SubmissionSubject.loggedTransactionId(input.transactionId), LoggingKeys.reason: .string(error.reason.code),
             ])
             return outcome(.failed, error.reason.code, status: error.httpStatus)
         } catch let error as AppStoreServerAPIError {

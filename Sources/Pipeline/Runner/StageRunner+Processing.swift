@@ -226,7 +226,7 @@ extension StageRunner {
         var metadata: Logger.Metadata = [:]
         if let value = subject.submissionId { metadata[LoggingKeys.submissionId] = .string(value) }
         if let value = subject.payloadSHA256 { metadata[LoggingKeys.payloadSHA256] = .string(value) }
-        if let value = subject.transactionId { metadata[LoggingKeys.transactionId] = .string(value) }
+        if let value = subject.transactionId { metadata[LoggingKeys.transactionIdHash] = SubmissionSubject.loggedTransactionId(value) }
         return metadata
     }
 

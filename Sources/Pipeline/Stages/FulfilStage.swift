@@ -80,7 +80,7 @@ public struct FulfilStage: Stage {
             return .emit(outputs(changes, state: state, input: input))
         case .unchanged(let outcome):
             context.logger.debug("purchase unchanged", metadata: [
-                LoggingKeys.transactionId: .string(transaction.transactionId),
+                LoggingKeys.transactionIdHash: SubmissionSubject.loggedTransactionId(transaction.transactionId),
                 LoggingKeys.stageOutcome: .string(outcome.rawValue),
             ])
             return .done(outcome: outcome, subject: subject)
@@ -120,7 +120,7 @@ public struct FulfilStage: Stage {
             productId: transaction.productId, environment: transaction.environment,
             requestedAt: notification.signedDate ?? transaction.appleSignedDate ?? context.now)
         context.logger.info("consumption request published", metadata: [
-            LoggingKeys.transactionId: .string(transaction.transactionId),
+            LoggingKeys.transactionIdHash: SubmissionSubject.loggedTransactionId(transaction.transactionId),
             "consumption.deadline": .string(ContractCoding.timestamp(request.deadline)),
         ])
         return .emit([.consumptionRequest(request)])

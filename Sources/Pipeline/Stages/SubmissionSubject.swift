@@ -1,3 +1,5 @@
+import Observability
+
 /// What is known about the submission a record belongs to: the identifying fields a rejection or
 /// an outcome repeats so it can be traced without the payload. Every field is optional because
 /// a broken input may reveal none of them.
@@ -56,5 +58,13 @@ extension ReceiptVerified: SubmissionDescribing {
     public var subject: SubmissionSubject {
         SubmissionSubject(submissionId: submissionId, bundleId: bundleId, userId: userId,
                           kind: kind.rawValue, transactionId: transaction.transactionId)
+    }
+}
+
+extension SubmissionSubject {
+    /// How a transaction id appears in logs (``LoggingKeys/transactionIdHash``): the first 16 hex
+    /// digits of its SHA-256.
+    public static func loggedTransactionId(_ id: String) -> MetadataValue {
+        .string(String(SHA256.hexDigest(id).prefix(16)))
     }
 }
