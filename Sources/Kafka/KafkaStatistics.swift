@@ -141,8 +141,10 @@ public struct KafkaStatistics: Sendable, Decodable, Equatable {
         try? JSONDecoder().decode(KafkaStatistics.self, from: Data(json))
     }
 
-    /// Whether a broker (other than a bootstrap placeholder) is connected.
+    /// Whether a broker (other than a bootstrap placeholder) is connected. The group
+    /// coordinator's logical connection counts: before its first assignment a consumer talks
+    /// only to the coordinator, and that is the cluster answering.
     public var hasBrokerUp: Bool {
-        brokers.values.contains { $0.state == "UP" && $0.isBroker }
+        brokers.values.contains { $0.state == "UP" && ($0.isBroker || $0.source == "logical") }
     }
 }

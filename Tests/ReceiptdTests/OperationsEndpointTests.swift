@@ -8,13 +8,14 @@ import Testing
 /// `/metrics`, `/healthz` and `/readyz` as a worker answers them, and the readiness rules
 /// (``WorkerReadiness``) over librdkafka statistics shaped as librdkafka 2.0.2 emits them.
 @Suite struct OperationsEndpointTests {
-    private static func statistics(joinState: String, assignment: Int, brokerState: String = "UP") -> KafkaStatistics {
+    private static func statistics(joinState: String, assignment: Int, brokerState: String = "UP",
+                                   coordinatorState: String = "UP") -> KafkaStatistics {
         let json = """
         {"name":"rdkafka#consumer-1","type":"consumer","replyq":0,"msg_cnt":0,
          "brokers":{"127.0.0.1:9092/bootstrap":{"state":"INIT","nodeid":-1,"source":"configured"},
                     "127.0.0.1:40001/1":{"state":"\(brokerState)","nodeid":1,"source":"learned","waitresp_cnt":1,
                                           "outbuf_cnt":0,"rtt":{"avg":1500}},
-                    "GroupCoordinator":{"state":"UP","nodeid":1,"source":"logical"}},
+                    "GroupCoordinator":{"state":"\(coordinatorState)","nodeid":1,"source":"logical"}},
          "topics":{"receipts.verified":{"partitions":{
             "0":{"fetch_state":"active","consumer_lag":3,"fetchq_cnt":2,"hi_offset":10,"lo_offset":0},
             "1":{"fetch_state":"active","consumer_lag":-1,"hi_offset":4,"lo_offset":1},
@@ -50,8 +51,11 @@ import Testing
         let readiness = WorkerReadiness(group: "receiptd-fulfil", bootstrap: "127.0.0.1:9092", statisticsInterval: .seconds(10))
         #expect(readiness.evaluate() == .notReady("starting: no librdkafka statistics yet from the brokers at 127.0.0.1:9092 "
                                                   + "(the first come one observability.statisticsIntervalSeconds after start)"))
-        readiness.update(Self.statistics(joinState: "steady", assignment: 2, brokerState: "DOWN"))
+        readiness.update(Self.statistics(joinState: "steady", assignment: 2, brokerState: "DOWN", coordinatorState: "DOWN"))
         #expect(readiness.evaluate() == .notReady("broker unreachable: no connection to 127.0.0.1:9092 is up"))
+        // Before its first assignment a member talks only to the group coordinator: reachable.
+        readiness.update(Self.statistics(joinState: "wait-join", assignment: 0, brokerState: "INIT"))
+        #expect(readiness.evaluate() == .notReady("waiting for consumer group receiptd-fulfil to assign partitions (join state wait-join)"))
         readiness.update(Self.statistics(joinState: "wait-join", assignment: 0))
         #expect(readiness.evaluate() == .notReady("waiting for consumer group receiptd-fulfil to assign partitions (join state wait-join)"))
         readiness.update(Self.statistics(joinState: "steady", assignment: 2))
