@@ -32,6 +32,19 @@ import Testing
         #expect(c.verify.verifyReceipt.sharedSecretPath == "secret", "variables stay relative to the working directory")
     }
 
+    /// The overlay `receiptd broker --help` recommends for its workers shortens only the session.
+    @Test func theEmbeddedBrokerOverlayShortensTheSession() throws {
+        let config = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Config")
+        let base = try ConfigLoader(files: [config.appendingPathComponent("receiptd.json").path], environment: [:]).load()
+        var overlaid = try ConfigLoader(files: [config.appendingPathComponent("receiptd.json").path,
+                                                config.appendingPathComponent("embedded-broker.json").path],
+                                        environment: [:]).load()
+        #expect(overlaid.kafka.sessionTimeoutSeconds == 10 && base.kafka.sessionTimeoutSeconds == 45)
+        overlaid.kafka.sessionTimeoutSeconds = base.kafka.sessionTimeoutSeconds
+        #expect(overlaid == base)
+    }
+
     @Test func invalidJSONNamesTheLineAndColumn() throws {
         let broken = try file("{\n  \"kafka\": {\n    \"clientId\": \"x\",,\n  }\n}\n")
         let error = try #require(throws: ConfigLoader.LoadError.self) { try ConfigLoader(files: [broken]).load() }

@@ -32,6 +32,11 @@ struct BrokerCommand: Command {
         time out; it does not implement ListGroups or DescribeGroups; OffsetFetch for all topics
         answers nothing (ask for the topics by name); a topic it auto-creates on first use has 4
         partitions. Create topics with this command (--config, --partitions), not from clients.
+
+        Restarts: the mock ignores static membership (group.instance.id), so a worker killed without
+        leaving its group is replaced only after its session expires (kafka.sessionTimeoutSeconds,
+        45 s by default). Give workers of this broker Config/embedded-broker.json as a second --config
+        (a 10 s session), as receiptd dev does.
         """)
 
     var port: UInt16 = 9092
@@ -64,6 +69,7 @@ struct BrokerCommand: Command {
         logger.notice("embedded broker up", metadata: [
             "bootstrap": "\(broker.bootstrapServers)", "brokers": "\(broker.cluster.bootstrapServers)",
             "partitions": .integer(configuration.topics.partitions),
+            "hint": "start workers with --config Config/embedded-broker.json too: a 10 s session, so a killed worker is replaced quickly",
         ])
         var signals = ServiceGroup.Configuration()
         signals.maximumGracefulShutdownDuration = .seconds(2)
