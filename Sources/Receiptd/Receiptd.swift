@@ -7,7 +7,7 @@ enum Receiptd {
     static let subcommands: [any Command.Type] = [
         IngestCommand.self, VerifyCommand.self, FulfilCommand.self, OwnersCommand.self, EntitlementsCommand.self,
         BrokerCommand.self, CheckCommand.self, ReplayCommand.self, DemoCommand.self, BenchCommand.self, ConfigCommand.self,
-        FakeAppStoreCommand.self, ChaosCommand.self, DevCommand.self, NotificationsCommand.self, ReconcileCommand.self, ConsumptionCommand.self,
+        FakeAppStoreCommand.self, ChaosCommand.self, DevCommand.self, NotificationsCommand.self, ReconcileCommand.self, ConsumptionCommand.self, ConsumptionExpiryCommand.self,
     ]
 
     static var usage: String {
