@@ -198,6 +198,7 @@ struct ChaosCommand: Command {
         ledger.retentionViolations = await retentionViolations(harness)
         ledger.counts = tally.snapshot
         ledger.appStore = harness.appStore.statistics
+        ledger.exitedOnTheirOwn = workerList.compactMap { worker in worker.exitIfEnded().map { "\(worker.name) (\($0))" } }.sorted()
         for worker in workerList { worker.send(SIGTERM) }
         for worker in workerList { _ = await worker.waitForExit(timeout: .seconds(30)) }
         ledger.backpressure = workerList.compactMap(BackpressureReport.init(worker:))

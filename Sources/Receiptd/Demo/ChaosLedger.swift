@@ -13,6 +13,8 @@ struct ChaosLedger {
     var replay: ReplaySummary?
     var elapsed: Duration = .zero
     var retentionViolations: [String] = []
+    /// Workers found not running at the end without having been killed then (they exited on their own).
+    var exitedOnTheirOwn: [String] = []
     var counts = OutcomeTally.Counts()
     var appStore: FakeAppStoreStatistics?
     /// The surviving workers' in-flight peaks (killed incarnations leave no report).
@@ -47,7 +49,7 @@ struct ChaosLedger {
 
     func passed(submissions: Int) -> Bool {
         lost(submissions: submissions) == 0 && duplicated == 0 && doubleGrants == 0 && wrongVerdicts.isEmpty
-            && retentionViolations.isEmpty && owners?.passed ?? false
+            && retentionViolations.isEmpty && exitedOnTheirOwn.isEmpty && owners?.passed ?? false
     }
 
     func render(submissions: Int) -> String {
@@ -94,6 +96,7 @@ struct ChaosLedger {
         row("owner keys not expected", owners.map { "\($0.unexpected.count)" } ?? "-")
         lines += OwnerStateCheck.describe(owners)
         row("retention dropped unread or state records", retentionViolations.count)
+        row("workers that exited on their own", exitedOnTheirOwn.isEmpty ? "0" : exitedOnTheirOwn.joined(separator: ", "))
         row("records re-read by the tally (ignored)", counts.rereads)
         if let bound = backpressure.first?.maxInFlight {
             // The runner pauses at the bound; records librdkafka had prefetched before the pause took
