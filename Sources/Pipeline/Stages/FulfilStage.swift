@@ -23,7 +23,6 @@ public struct FulfilStage: Stage {
     public typealias Input = ReceiptVerified
     public typealias Output = FulfilOutput
     public static var name: StageName { .fulfil }
-    public static var waitsOnOutside: Bool { false }
 
     private let catalogue: ProductCatalogue
     private let lifecycle: PurchaseLifecycle

@@ -13,7 +13,6 @@ public struct OwnersStage: Stage {
     public typealias Input = OwnerPurchaseUpdate
     public typealias Output = EntitlementState
     public static var name: StageName { .owners }
-    public static var waitsOnOutside: Bool { false }
 
     private let store: KeyedStateStore<EntitlementState>
 

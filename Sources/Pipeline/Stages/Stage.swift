@@ -31,10 +31,9 @@ public protocol Stage: Sendable {
     /// Turns a record value into ``Input``; a throw dead-letters the record as `undecodable`.
     static func decodeInput(_ value: [UInt8]) throws -> Input
 
-    /// Whether `process` may wait on something outside the process (a network call) that the
-    /// runner's processing timeout should cut short. Default `true`; a stage that only computes
-    /// (and waits at most for its own outputs' acknowledgements, which the producer bounds) says
-    /// `false` and saves a timer and a child task per record.
+    /// Whether `process` may wait on anything (a network call, another record's delivery through a
+    /// state store) that the runner's processing timeout should cut short. Default `true`; a stage
+    /// that only computes (ingest) says `false` and saves a timer and a child task per record.
     static var waitsOnOutside: Bool { get }
 }
 
