@@ -64,18 +64,7 @@ import Testing
 
     /// The first line written to `handle`, or nil if it ends (or the wait is cancelled) first.
     static func firstLine(of handle: FileHandle) async -> String? {
-        let (chunks, continuation) = AsyncStream<Data>.makeStream()
-        handle.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { continuation.finish() } else { continuation.yield(data) }
-        }
-        defer { handle.readabilityHandler = nil }
-        var buffer = Data()
-        for await chunk in chunks {
-            buffer.append(chunk)
-            if let end = buffer.firstIndex(of: UInt8(ascii: "\n")) { return String(decoding: buffer[..<end], as: UTF8.self) }
-        }
-        return nil
+        await PrometheusToolsTests.line(startingWith: "", in: handle)
     }
 
     /// The pids whose parent is `pid` (from `/proc`).

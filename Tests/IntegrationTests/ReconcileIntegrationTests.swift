@@ -61,17 +61,7 @@ import Testing
         }
         #expect(fake.sentNotifications.filter { !$0.delivered }.count == 2)
 
-        let files = try fake.configuration.credentials.write(to: directory.path)
-        let overlay = directory.appendingPathComponent("reconcile.json").path
-        let settings: [String: Any] = [
-            "topics": ["create": false],
-            "verify": ["environment": "production", "serverApi": [
-                "keyPath": files.signingKey, "keyId": fake.configuration.credentials.keyId,
-                "issuerId": fake.configuration.credentials.issuerId, "bundleId": Samples.bundleId,
-                "productionBaseURL": fake.productionBaseURL, "sandboxBaseURL": fake.sandboxBaseURL,
-            ]],
-        ]
-        try JSONSerialization.data(withJSONObject: settings).write(to: URL(fileURLWithPath: overlay))
+        let overlay = try Self.overlay(fake, in: directory)
         let common = ["--since", ContractCoding.timestamp(start), "--until", ContractCoding.timestamp(Date().addingTimeInterval(60)),
                       "--brokers", broker.bootstrap[0], "--config", overlay, "--rate", "20"]
         let everything = try await Self.receiptd(["reconcile", "notifications"] + common
