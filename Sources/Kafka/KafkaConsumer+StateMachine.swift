@@ -117,12 +117,7 @@ extension KafkaConsumer {
         mutating func next(waiter: (id: UInt64, continuation: Waiter)?) -> NextAction {
             if let message = buffer.popFirst() {
                 delivered[message.topicPartition] = message.offset
-                var wake = false
-                if isBackpressurePaused && buffer.count < resumeBelow {
-                    isBackpressurePaused = false
-                    wake = true
-                }
-                return .deliver(message, wakePollThread: wake)
+                return .deliver(message, wakePollThread: releaseBackpressureIfDrained())
             }
             if let fatal { return .fail(fatal) }
             guard lifecycle == .running else { return .finish }
@@ -171,6 +166,7 @@ extension KafkaConsumer {
             userPaused.formUnion(newlyPaused)
             let moved = buffer.removeAll { newlyPaused.contains($0.topicPartition) }
             for message in moved { held[message.topicPartition, default: []].append(message) }
+            releaseBackpressureIfDrained()
             var wakeups = Wakeups()
             wakeups.wakePollThread = true
             return .success(wakeups)
@@ -194,6 +190,17 @@ extension KafkaConsumer {
                 }
             }
             return .success(wakeups)
+        }
+
+        /// Ends backpressure once the buffer is below the resume mark, whatever emptied it: the
+        /// application taking messages, or a pause or revocation removing them. Only checked on
+        /// delivery, a buffer emptied by a revocation kept every later partition paused for good
+        /// (nothing more could arrive to be taken). - Returns: whether it ended now.
+        @discardableResult
+        private mutating func releaseBackpressureIfDrained() -> Bool {
+            guard isBackpressurePaused, buffer.count < resumeBelow else { return false }
+            isBackpressurePaused = false
+            return true
         }
 
         /// Poll thread only: what to pause and resume in librdkafka so that it matches the
@@ -229,6 +236,7 @@ extension KafkaConsumer {
             let leaving = Set(partitions).intersection(assigned)
             revoking.formUnion(leaving)
             _ = buffer.removeAll { leaving.contains($0.topicPartition) }
+            releaseBackpressureIfDrained()
             for partition in leaving { held[partition] = nil }
             let paused = appliedPaused.intersection(leaving)
             appliedPaused.subtract(paused)
@@ -248,6 +256,7 @@ extension KafkaConsumer {
                 stored[partition] = nil
             }
             _ = buffer.removeAll { !assigned.contains($0.topicPartition) }
+            releaseBackpressureIfDrained()
             return takeSatisfiedDrainWaiters()
         }
 
