@@ -122,6 +122,12 @@ struct ChaosCommand: Command {
         var generated = 0
         var outageEnds: ContinuousClock.Instant?
         while generated < submissions {
+            // A worker that died on its own (not one of our kills, which restart at once) fails the
+            // run now: waiting on would only turn it into a stall.
+            if !harness.exitedWorkers.isEmpty {
+                printError("  chaos: \(harness.exitedWorkers.joined(separator: ", ")) exited on its own; see its log in \(harness.directory)")
+                break
+            }
             // Pace by lag: the embedded broker keeps only ~5 MiB per partition.
             var lastProgress = ContinuousClock.now
             var lastAccounted = tally.accountedCount
@@ -182,23 +188,27 @@ struct ChaosCommand: Command {
         // Faults stop: wait for the pipeline, replay what was dead-lettered, wait again; then
         // anything still waiting for an earlier step goes anyway, and the owner view is checked.
         try harness.appStore.setFaults(.none)
-        await waitForQuiet(tally, &publisher, total: submissions + baseline, finalOnly: false)
-        ledger.replay = try await replayDeadLetters(harness)
-        printError("  chaos: replayed \(ledger.replay?.replayed ?? 0) dead letters")
-        await waitForQuiet(tally, &publisher, total: submissions + baseline, finalOnly: true)
-        if publisher.waiting > 0 {
-            printError("  chaos: \(publisher.waiting) submissions still waiting for an earlier step's verdict; sending them")
-            try await publisher.releaseAll()
+        if harness.exitedWorkers.isEmpty {
+            await waitForQuiet(tally, &publisher, total: submissions + baseline, finalOnly: false)
+            ledger.replay = try await replayDeadLetters(harness)
+            printError("  chaos: replayed \(ledger.replay?.replayed ?? 0) dead letters")
             await waitForQuiet(tally, &publisher, total: submissions + baseline, finalOnly: true)
+            if publisher.waiting > 0 {
+                printError("  chaos: \(publisher.waiting) submissions still waiting for an earlier step's verdict; sending them")
+                try await publisher.releaseAll()
+                await waitForQuiet(tally, &publisher, total: submissions + baseline, finalOnly: true)
+            }
         }
         ledger.elapsed = ContinuousClock.now - started
-        printError("  chaos: checking the owner view")
-        ledger.owners = await harness.ownerStateCheck(stallTimeout: stallTimeout).run(expected: generator.owners.entitlements)
+        if harness.exitedWorkers.isEmpty {
+            printError("  chaos: checking the owner view")
+            ledger.owners = await harness.ownerStateCheck(stallTimeout: stallTimeout).run(expected: generator.owners.entitlements)
+        }
 
         ledger.retentionViolations = await retentionViolations(harness)
         ledger.counts = tally.snapshot
         ledger.appStore = harness.appStore.statistics
-        ledger.exitedOnTheirOwn = workerList.compactMap { worker in worker.exitIfEnded().map { "\(worker.name) (\($0))" } }.sorted()
+        ledger.exitedOnTheirOwn = harness.exitedWorkers
         for worker in workerList { worker.send(SIGTERM) }
         for worker in workerList { _ = await worker.waitForExit(timeout: .seconds(30)) }
         ledger.backpressure = workerList.compactMap(BackpressureReport.init(worker:))

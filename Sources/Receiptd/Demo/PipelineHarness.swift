@@ -61,6 +61,11 @@ final class PipelineHarness: @unchecked Sendable {
                                                    excludeOldTransactions: false, requestTimeoutSeconds: 5)
         configuration.verify.bundleIds = [bundleId]
         configuration.fulfil.catalogue = Self.cataloguePath()
+        guard FileManager.default.fileExists(atPath: configuration.fulfil.catalogue) else {
+            // Checked here: fulfil workers would otherwise exit at start and the run would only stall.
+            throw ValidationError("the demo catalogue \(configuration.fulfil.catalogue) does not exist; run receiptd from "
+                                  + "the repository root (or from a binary built in its .build directory)")
+        }
         // The production ledger: fulfil workers rebuild each partition's ledger from
         // entitlements.changed on assignment (every topic has the same partition count here).
         configuration.fulfil.ledger = "kafka"
@@ -84,6 +89,11 @@ final class PipelineHarness: @unchecked Sendable {
                           URL(fileURLWithPath: WorkerProcess.executablePath).deletingLastPathComponent()
                               .appendingPathComponent("../../Config/catalogue.json").standardized.path]
         return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
+    }
+
+    /// Workers that have exited although nobody stopped them, with how ("fulfil-1 (exit status 1)").
+    var exitedWorkers: [String] {
+        fleet.workers.compactMap { worker in worker.exitIfEnded().map { "\(worker.name) (\($0))" } }.sorted()
     }
 
     /// Starts `count` worker processes of `stage`.
