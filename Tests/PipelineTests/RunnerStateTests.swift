@@ -114,3 +114,96 @@ import Testing
         #expect(tracker.set([p1]) == PauseTracker.Change(pause: [], resume: [p0]))
     }
 }
+
+/// Admission under `maxInFlight`: records registered beyond it wait, in order, instead of running.
+@Suite struct AdmissionTests {
+    let p0 = TopicPartition(topic: "t", partition: 0)
+    let p1 = TopicPartition(topic: "t", partition: 1)
+
+    func record(_ tp: TopicPartition, _ offset: Int64) -> InboundRecord {
+        InboundRecord(topic: tp.topic, partition: tp.partition, offset: offset, key: Array("k\(tp.partition)-\(offset)".utf8),
+                      value: [], timestamp: .distantPast)
+    }
+
+    /// A source hands over records after the pause took effect (its buffer, a gate's release): the
+    /// peak stays at the bound, and the waiting records start in arrival order as room frees.
+    @Test func recordsBeyondTheBoundWaitAndStartInOrder() {
+        var state = RunnerState(maxInFlight: 3, resumeThreshold: 1)
+        _ = state.assigned([p0, p1])
+        var pauses: [PauseTracker.Change] = []
+        for offset: Int64 in 0..<5 {
+            if let change = state.offer(record(p0, offset), due: nil, now: .distantPast).pauseChange { pauses.append(change) }
+        }
+        if let change = state.offer(record(p1, 0), due: nil, now: .distantPast).pauseChange { pauses.append(change) }
+        #expect(pauses == [PauseTracker.Change(pause: [p0, p1], resume: [])])
+        #expect(state.pauseFinished().pauseChange == nil)
+        #expect(state.inFlight == 3)
+        #expect(state.waitingCount == 3)
+        #expect(state.peakInFlight == 3)
+        #expect(state.backpressureEngagements == 1)
+        var running = state.takeReady().items
+        #expect(running.map(\.record.offset) == [0, 1, 2])
+
+        var resumed: [PauseTracker.Change] = []
+        while !running.isEmpty {
+            let effects = state.complete(running.removeFirst(), processed: true)
+            #expect(state.inFlight <= 3)
+            if let change = effects.pauseChange { resumed.append(change) }
+            running += state.takeReady().items
+            // Resumed only once in flight plus waiting is down to the threshold (1).
+            #expect(resumed.isEmpty == (state.inFlight + state.waitingCount > 1))
+        }
+        #expect(resumed == [PauseTracker.Change(pause: [], resume: [p0, p1])])
+        #expect(state.peakInFlight == 3)
+        #expect(state.inFlight == 0 && state.waitingCount == 0)
+    }
+
+    /// The order records start in is their arrival order (per partition: offset order).
+    @Test func waitingRecordsStartInArrivalOrder() {
+        var state = RunnerState(maxInFlight: 1, resumeThreshold: 0)
+        _ = state.assigned([p0, p1])
+        let arrivals = [record(p0, 0), record(p1, 0), record(p0, 1), record(p1, 1)]
+        for item in arrivals { _ = state.offer(item, due: nil, now: .distantPast) }
+        var started: [RecordPosition] = []
+        var running = state.takeReady().items
+        while let item = running.first {
+            started.append(item.record.position)
+            _ = state.complete(item, processed: true)
+            running = state.takeReady().items
+        }
+        #expect(started == arrivals.map(\.position))
+    }
+
+    /// Waiting records of a revoked partition are dropped with it (not in flight, so nothing to
+    /// finish); the other partitions' waiting records move up.
+    @Test func revocationDropsWaitingRecordsOfItsPartitions() {
+        var state = RunnerState(maxInFlight: 2, resumeThreshold: 1)
+        _ = state.assigned([p0, p1])
+        for offset: Int64 in 0..<2 { _ = state.offer(record(p0, offset), due: nil, now: .distantPast) }
+        _ = state.offer(record(p0, 2), due: nil, now: .distantPast)
+        _ = state.offer(record(p1, 0), due: nil, now: .distantPast)
+        #expect(state.waitingCount == 2)
+        let (running, _) = state.takeReady()
+        _ = state.beginRevocation([p0])
+        #expect(state.waitingCount == 1)
+        #expect(state.inFlight == 2)
+        for item in running { _ = state.complete(item, processed: true) }
+        #expect(state.waitingCount == 0)
+        let (next, _) = state.takeReady()
+        #expect(next.map(\.record.position) == [record(p1, 0).position])
+        #expect(state.inFlight == 1)
+    }
+
+    /// Shutting down drops waiting records: their offsets stay unstored (redelivered after restart).
+    @Test func stoppingDropsWaitingRecords() {
+        var state = RunnerState(maxInFlight: 1, resumeThreshold: 0)
+        _ = state.assigned([p0])
+        for offset: Int64 in 0..<3 { _ = state.offer(record(p0, offset), due: nil, now: .distantPast) }
+        let (running, _) = state.takeReady()
+        _ = state.stop()
+        #expect(state.waitingCount == 0)
+        let effects = state.complete(running[0], processed: true)
+        #expect(effects.stores.map(\.1) == [0])
+        #expect(state.inFlight == 0)
+    }
+}

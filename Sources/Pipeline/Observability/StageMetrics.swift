@@ -90,11 +90,15 @@ final class StageMetrics: Sendable {
         registry.function("receiptd_stage_backpressure_pauses_total",
                           help: "Times runner.maxInFlight was reached and the partitions were paused.",
                           kind: .counter, labels: labels) { [weak runner] in Double(runner?.backpressureEngagements ?? 0) }
-        registry.function("receiptd_stage_held_records", help: "Records held, not admitted: by the delay gate (retry not due) or until their partition's state is rebuilt.",
+        registry.function("receiptd_stage_held_records", help: "Records held, not in flight: by the delay gate (retry not due), until their partition's state is rebuilt, or for room under runner.maxInFlight.",
                           kind: .gauge, labels: labels + [("gate", "delay")]) { [weak runner] in Double(runner?.heldRecordCount ?? 0) }
-        registry.function("receiptd_stage_held_records", help: "Records held, not admitted: by the delay gate (retry not due) or until their partition's state is rebuilt.",
+        registry.function("receiptd_stage_held_records", help: "Records held, not in flight: by the delay gate (retry not due), until their partition's state is rebuilt, or for room under runner.maxInFlight.",
                           kind: .gauge, labels: labels + [("gate", "readiness")]) { [weak runner] in
             Double(runner?.unpreparedRecordCount ?? 0)
+        }
+        registry.function("receiptd_stage_held_records", help: "Records held, not in flight: by the delay gate (retry not due), until their partition's state is rebuilt, or for room under runner.maxInFlight.",
+                          kind: .gauge, labels: labels + [("gate", "admission")]) { [weak runner] in
+            Double(runner?.waitingRecordCount ?? 0)
         }
     }
 }

@@ -17,6 +17,10 @@ struct WorkItem: Sendable {
 /// offset order, by the worker that finishes the previous one. Records with a `null` key form a
 /// chain of their own (Kafka gives them no ordering). Different chains run in parallel.
 ///
+/// Admission: at most `maxInFlight` records are in flight. A record registered beyond that (one
+/// the source had handed over before the pause took effect, or a gate's release) waits in
+/// arrival order for room, not in flight; it is dropped with its partition on revocation.
+///
 /// Pausing: a partition is paused while the runner is backpressured (all of them), while the
 /// delay gate holds one of its records (``DelayGate``), or, with a ``PartitionAssignmentHook``,
 /// until the hook has prepared it (``ReadinessGate``); one ``PauseTracker`` applies the union.
@@ -63,6 +67,9 @@ struct RunnerState {
     private var chains: [ChainKey: [WorkItem]] = [:]
     /// Chain heads waiting for the spawner.
     private var ready: [WorkItem] = []
+    /// Registered records waiting for room under `maxInFlight`, oldest first (from `waitingHead`).
+    private var waiting: [WorkItem] = []
+    private var waitingHead = 0
     private var nextGeneration = 0
     private var backpressured = false
     private var pause = PauseTracker()
@@ -95,6 +102,8 @@ struct RunnerState {
     var gateVersion: Int { gate.version }
     /// Records held until their partition is prepared.
     var unpreparedHeldCount: Int { readiness?.heldCount ?? 0 }
+    /// Records registered but waiting for room under `maxInFlight` (not in flight).
+    var waitingCount: Int { waiting.count - waitingHead }
     /// Partitions whose preparation has not returned yet.
     var partitionsBeingPrepared: Int { readiness?.preparingPartitionCount ?? 0 }
 
@@ -129,10 +138,26 @@ struct RunnerState {
             return effects
         }
         partitions[tp]!.progress.admit(record.offset)
+        let item = WorkItem(record: record, generation: partitions[tp]!.generation)
+        if inFlight < maxInFlight && waitingCount == 0 {
+            start(item, &effects)
+        } else {
+            waiting.append(item)
+        }
+        if !backpressured && inFlight + waitingCount >= maxInFlight {
+            backpressured = true
+            backpressureEngagements += 1
+            syncPause(&effects)
+        }
+        return effects
+    }
+
+    /// Puts a registered record in flight: at the head of its chain (ready for the spawner) or
+    /// queued behind the chain's running record.
+    private mutating func start(_ item: WorkItem, _ effects: inout Effects) {
         inFlight += 1
         peakInFlight = max(peakInFlight, inFlight)
-        let item = WorkItem(record: record, generation: partitions[tp]!.generation)
-        let chain = ChainKey(record)
+        let chain = ChainKey(item.record)
         if chains[chain] != nil {
             chains[chain]!.append(item)
         } else {
@@ -140,12 +165,24 @@ struct RunnerState {
             ready.append(item)
             effects.wakeSpawner = true
         }
-        if !backpressured && inFlight >= maxInFlight {
-            backpressured = true
-            backpressureEngagements += 1
-            syncPause(&effects)
+    }
+
+    /// Starts waiting records while there is room, in arrival order; those of a partition revoked
+    /// or re-assigned meanwhile are dropped (redelivered to the partition's owner).
+    private mutating func startWaiting(_ effects: inout Effects) {
+        while inFlight < maxInFlight, !stopping, waitingHead < waiting.count {
+            let item = waiting[waitingHead]
+            waitingHead += 1
+            let partition = partitions[item.record.topicPartition]
+            if partition?.generation == item.generation, partition?.revoking == false { start(item, &effects) }
         }
-        return effects
+        if waitingHead == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            waitingHead = 0
+        } else if waitingHead > 1024, waitingHead * 2 > waiting.count {
+            waiting.removeFirst(waitingHead)
+            waitingHead = 0
+        }
     }
 
     /// A record arrived from the source. It passes the readiness gate first (held until its
@@ -253,6 +290,7 @@ struct RunnerState {
                 chains[chain] = nil
             }
         }
+        startWaiting(&effects)
         releaseBackpressureIfBelowThreshold(&effects)
         if inputFinished && inFlight == 0 { effects.wakeSpawner = true }
         return effects
@@ -310,6 +348,7 @@ struct RunnerState {
             if let restart { effects.prepare.append(restart) }
         }
         dropUnstarted { revoked.contains($0) }
+        startWaiting(&effects)
         syncPause(&effects)
         releaseBackpressureIfBelowThreshold(&effects)
         return effects
@@ -373,6 +412,8 @@ struct RunnerState {
     // MARK: helpers
 
     private mutating func dropUnstarted(where matches: (TopicPartition) -> Bool) {
+        waiting = waiting[waitingHead...].filter { !matches($0.record.topicPartition) }
+        waitingHead = 0
         var keptReady: [WorkItem] = []
         for item in ready {
             let tp = item.record.topicPartition
@@ -389,7 +430,7 @@ struct RunnerState {
     }
 
     private mutating func releaseBackpressureIfBelowThreshold(_ effects: inout Effects) {
-        guard backpressured, !stopping, inFlight <= resumeThreshold else { return }
+        guard backpressured, !stopping, inFlight + waitingCount <= resumeThreshold else { return }
         backpressured = false
         syncPause(&effects)
     }

@@ -22,10 +22,11 @@ import Synchronization
 /// keeps pulling events meanwhile instead of simply not pulling, because with Kafka the poll
 /// loop must keep running: rebalance callbacks are served from it and a consumer that stops
 /// polling for `max.poll.interval.ms` is evicted from the group. Records a source had already
-/// handed over may still arrive after a pause; they are admitted, so the bound can be exceeded by
-/// what the source buffers in front of the runner: ``KafkaRecordSource``'s bounded
-/// ``SourceEventChannel`` (64 records by default; the chaos run reports each worker's peak), not
-/// at all with ``InMemoryTransport``. Nothing is buffered unboundedly.
+/// handed over may still arrive after a pause (``KafkaRecordSource``'s bounded
+/// ``SourceEventChannel``, 64 records by default), and the gates release their held records in
+/// bulk: such records are registered (their offsets count for the watermark) but wait, in arrival
+/// order, for room, so ``peakInFlight`` never exceeds `maxInFlight` (the chaos run checks every
+/// worker's peak). Nothing is buffered unboundedly.
 ///
 /// **Retry tiers and the delay gate (non-blocking retries).** A transient failure sends the record
 /// to a retry tier of the stage's input (`<input>.retry.<n>`, chosen by the ``RetryPolicy``) with
@@ -201,6 +202,9 @@ public final class StageRunner<S: Stage>: Sendable {
 
     /// Records admitted and not yet finished (metrics).
     public var inFlightCount: Int { state.withLock { $0.runner.inFlight } }
+
+    /// Records handed over after backpressure engaged, waiting for room under `maxInFlight`.
+    public var waitingRecordCount: Int { state.withLock { $0.runner.waitingCount } }
 
     /// Assigned partitions the ``PartitionAssignmentHook`` is still preparing (readiness: 0 once
     /// every assigned partition's state is rebuilt).

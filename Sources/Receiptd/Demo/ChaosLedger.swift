@@ -50,6 +50,12 @@ struct ChaosLedger {
     func passed(submissions: Int) -> Bool {
         lost(submissions: submissions) == 0 && duplicated == 0 && doubleGrants == 0 && wrongVerdicts.isEmpty
             && retentionViolations.isEmpty && exitedOnTheirOwn.isEmpty && owners?.passed ?? false
+            && overBound.isEmpty
+    }
+
+    /// Workers whose peak in flight passed their `runner.maxInFlight` (the runner admits no more).
+    var overBound: [String] {
+        backpressure.filter { $0.peakInFlight > $0.maxInFlight }.map(\.worker)
     }
 
     func render(submissions: Int) -> String {
@@ -99,10 +105,10 @@ struct ChaosLedger {
         row("workers that exited on their own", exitedOnTheirOwn.isEmpty ? "0" : exitedOnTheirOwn.joined(separator: ", "))
         row("records re-read by the tally (ignored)", counts.rereads)
         if let bound = backpressure.first?.maxInFlight {
-            // The runner pauses at the bound; records librdkafka had prefetched before the pause took
-            // effect are still admitted, so a peak slightly above the bound is expected and bounded.
+            // The runner pauses at the bound; records handed over after that wait for room.
             let peaks = backpressure.map { "\($0.worker) \($0.peakInFlight)" }.joined(separator: ", ")
             row("peak records in flight (bound \(bound))", peaks)
+            row("WORKERS OVER THE BOUND", overBound.isEmpty ? "0" : overBound.joined(separator: ", "))
             row("backpressure pauses", backpressure.map(\.pauses).reduce(0, +))
         }
         for violation in retentionViolations.prefix(5) { lines.append("    ! " + violation) }
