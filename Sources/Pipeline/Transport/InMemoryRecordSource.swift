@@ -78,7 +78,9 @@ public struct InMemoryRecordSource: RecordSource {
     /// each other forever).
     func take() -> Take {
         transport.state.withLock { state -> Take in
-            guard var group = state.groups[self.group] else { return .finished }
+            // Taken out of the dictionary while it changes, so its tables stay uniquely referenced
+            // (a copy would duplicate them on every record).
+            guard var group = state.groups.removeValue(forKey: self.group) else { return .finished }
             defer { state.groups[self.group] = group }
             if !group.started {
                 group.started = true
