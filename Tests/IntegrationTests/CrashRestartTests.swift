@@ -58,7 +58,7 @@ import Testing
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             config = directory.appendingPathComponent("fulfil.json").path
             log = directory.appendingPathComponent("fulfil.log").path
-            FileManager.default.createFile(atPath: log, contents: nil)
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
             let json = """
             {"kafka": {"bootstrapServers": "\(bootstrap)", "commitIntervalSeconds": \(commitIntervalSeconds),
                        "sessionTimeoutSeconds": 6},

@@ -26,7 +26,7 @@ final class DevRig: @unchecked Sendable {
         process.environment = ProcessInfo.processInfo.environment.merging(
             ["RECEIPTD_OBSERVABILITY_PORT": String(observabilityPort)]) { _, new in new }
         stderrPath = directory.appendingPathComponent("dev.err").path
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         let (exits, exited) = AsyncStream<(normal: Bool, status: Int32)>.makeStream()
         self.exits = exits

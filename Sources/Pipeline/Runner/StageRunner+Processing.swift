@@ -134,7 +134,8 @@ extension StageRunner {
         return .processed
     }
 
-    /// Runs `process` racing the per-record timeout; the loser is cancelled.
+    /// Runs `process` under the per-record timeout (``ProcessingWatchdog``), except for stages that
+    /// only compute (``Stage/waitsOnOutside``), which run it on the record's own task.
     private func processWithTimeout(_ input: S.Input, context: StageContext) async -> Result<StageResult<S.Output>, any Error> {
         let stage = self.stage
         guard S.waitsOnOutside else {
@@ -145,30 +146,14 @@ extension StageRunner {
             }
         }
         let timeout = configuration.processingTimeout
-        return await withTaskGroup(of: Result<StageResult<S.Output>, any Error>?.self) { group in
-            group.addTask {
-                do {
-                    return .success(try await stage.process(input, context: context))
-                } catch {
-                    return .failure(error)
-                }
+        let result = await watchdog.run(timeout: timeout) { () -> Result<StageResult<S.Output>, any Error> in
+            do {
+                return .success(try await stage.process(input, context: context))
+            } catch {
+                return .failure(error)
             }
-            group.addTask {
-                do {
-                    try await Task.sleep(for: timeout)
-                    return .failure(ProcessingTimeoutError(timeout: timeout))
-                } catch {
-                    return nil  // cancelled: processing finished first (or the runner is stopping)
-                }
-            }
-            for await result in group {
-                if let result {
-                    group.cancelAll()
-                    return result
-                }
-            }
-            return .failure(CancellationError())
         }
+        return result ?? .failure(ProcessingTimeoutError(timeout: timeout))
     }
 
     private func routeResult(_ result: StageResult<S.Output>, record: InboundRecord, subject: SubmissionSubject,

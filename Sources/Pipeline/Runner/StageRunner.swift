@@ -77,6 +77,7 @@ public final class StageRunner<S: Stage>: Sendable {
     let router: RecordRouter
     let assignmentHook: (any PartitionAssignmentHook)?
     let preparations = PreparationTasks()
+    let watchdog = ProcessingWatchdog()
 
     private let state: Mutex<Machine>
     private let wakeups: AsyncStream<Void>
@@ -151,6 +152,11 @@ public final class StageRunner<S: Stage>: Sendable {
         await withTaskGroup(of: Void.self) { pullGroup in
             pullGroup.addTask { await self.pull(from: self.source) }
             pullGroup.addTask { await self.runDelayTimer() }
+            if S.waitsOnOutside {
+                // Keeps the per-record timeout: a tick of a quarter of it, at most a second.
+                let tick = min(configuration.processingTimeout / 4, .seconds(1))
+                pullGroup.addTask { await self.watchdog.run(every: tick) }
+            }
             await withDiscardingTaskGroup { workers in
                 // The spawner: starts chain heads as they become ready, until the runner stops.
                 for await _ in wakeups {
