@@ -55,7 +55,7 @@ final class BrokerFixture: Sendable {
 
     /// A fulfil runner on this broker with the Kafka-backed purchase ledger wired in as its assignment hook.
     func fulfilRunner(group: String, metrics: MetricsRegistry = MetricsRegistry(), maxInFlight: Int = 64)
-        throws -> (StageRunner<FulfilStage>, KafkaRecordSource, KafkaRecordSink) {
+        throws -> KafkaStageWorker<FulfilStage> {
         let ledger = purchaseLedger()
         return try runner(FulfilStage(catalogue: try Self.catalogue(), ledger: ledger), group: group, metrics: metrics,
                           maxInFlight: maxInFlight, assignmentHook: ledger)
@@ -63,30 +63,28 @@ final class BrokerFixture: Sendable {
 
     /// An owner-view runner on this broker with its store kept in `entitlements.state` (the production store).
     func ownersRunner(group: String, metrics: MetricsRegistry = MetricsRegistry())
-        throws -> (StageRunner<OwnersStage>, KafkaRecordSource, KafkaRecordSink) {
+        throws -> KafkaStageWorker<OwnersStage> {
         let store = KeyedStateStore.ownerView(reader: KafkaPartitionLogReader(bootstrapServers: bootstrap, idleTimeout: .seconds(10)),
                                               topic: topics.entitlementState, logger: .disabled)
         return try runner(OwnersStage(store: store), group: group, metrics: metrics, assignmentHook: store)
     }
 
-    /// A stage runner on this broker, in consumer group `group`, reading its input and, with
-    /// `retryDelays`, that many retry tiers (a tiered policy with those delays; else no retries).
+    /// A stage worker on this broker, in consumer group `group`, reading its input and, with
+    /// `retryDelays`, that many retry tiers (a tiered policy with those delays; else no retries):
+    /// the production wiring (``KafkaStageWorker``), whose `run()` also closes producer and consumer.
     func runner<S: Stage>(_ stage: S, group: String, metrics: MetricsRegistry = MetricsRegistry(), maxInFlight: Int = 64,
                           retryDelays: [Duration] = [], clock: any WallClock = SystemWallClock(),
-                          assignmentHook: (any PartitionAssignmentHook)? = nil)
-        throws -> (StageRunner<S>, KafkaRecordSource, KafkaRecordSink) {
+                          assignmentHook: (any PartitionAssignmentHook)? = nil) throws -> KafkaStageWorker<S> {
         let subscription = topics.inputs(of: S.name, retryTiers: retryDelays.count)
         var consumer = KafkaConsumerConfiguration(bootstrapServers: bootstrap,
                                                   consumptionStrategy: .group(id: group, topics: subscription))
         consumer.autoCommitInterval = .milliseconds(200)
         consumer.sessionTimeout = .seconds(10)
-        let source = try KafkaRecordSource(configuration: consumer, revocationTimeout: .seconds(20), logger: .disabled)
-        let sink = try KafkaRecordSink(configuration: KafkaProducerConfiguration(bootstrapServers: bootstrap))
-        let configuration = StageRunnerConfiguration(topics: topics, maxInFlight: maxInFlight, revocationTimeout: .seconds(15),
-                                                     shutdownGracePeriod: .seconds(10))
+        let configuration = StageRunnerConfiguration(topics: topics, maxInFlight: maxInFlight, shutdownGracePeriod: .seconds(10))
         let policy: any RetryPolicy = retryDelays.isEmpty ? .never : TieredRetryPolicy(delays: retryDelays, clock: { clock.now() })
-        return (StageRunner(stage: stage, source: source, sink: sink, configuration: configuration, retryPolicy: policy,
-                            assignmentHook: assignmentHook, logger: .disabled, metrics: metrics, clock: clock), source, sink)
+        return try KafkaStageWorker(stage: stage, consumer: consumer, producer: KafkaProducerConfiguration(bootstrapServers: bootstrap),
+                                    configuration: configuration, retryPolicy: policy, assignmentHook: assignmentHook,
+                                    logger: .disabled, metrics: metrics, clock: clock)
     }
 
     /// Reads every partition of `topics` from the beginning (explicit assignment, no group).

@@ -34,7 +34,7 @@ import Testing
         var api = fake.serverAPIConfiguration()
         api.requestTimeout = .seconds(30)
         let client = try AppStoreServerAPIClient(configuration: api, signer: fake.configuration.credentials.apiKey, transport: http)
-        let (consumption, consumptionSource, consumptionSink) = try broker.runner(ConsumptionStage(client: client), group: "consumption",
+        let consumption = try broker.runner(ConsumptionStage(client: client), group: "consumption",
                                                                                   retryDelays: [.seconds(1)])
         let topics = broker.topics
         let reader = try broker.reader([topics.consumptionRequests, topics.consumptionOutcomes, topics.rejected, topics.deadLetter])
@@ -52,8 +52,6 @@ import Testing
             try await broker.publish(topics.consumptionAnswers, [(request.originalTransactionId, try ContractCoding.encode(answer))])
             try await reader.wait(timeout: .seconds(60)) { !$0.filter { $0.topic == topics.consumptionOutcomes }.isEmpty }
         }
-        await consumptionSource.close()
-        await consumptionSink.close()
         await reader.close()
 
         let request = try ContractCoding.decode(ConsumptionRequest.self, from: reader.messages(in: topics.consumptionRequests)[0].value)

@@ -12,12 +12,12 @@ import Testing
     @Test func runnersTurnSubmissionsIntoEntitlementsAndOwnerStates() async throws {
         let broker = try BrokerFixture()
         let samples = try Samples()
-        let (ingest, ingestSource, ingestSink) = try broker.runner(IngestStage(), group: "e2e-ingest")
-        let (verify, verifySource, verifySink) = try broker.runner(
+        let ingest = try broker.runner(IngestStage(), group: "e2e-ingest")
+        let verify = try broker.runner(
             VerifyStage(verifier: AppStoreSubmissionVerifier(verifier: try samples.verifier())), group: "e2e-verify")
-        let (fulfil, fulfilSource, fulfilSink) = try broker.runner(
+        let fulfil = try broker.runner(
             FulfilStage(catalogue: try BrokerFixture.catalogue(), ledger: KeyedStateStore()), group: "e2e-fulfil")
-        let (owners, ownersSource, ownersSink) = try broker.ownersRunner(group: "e2e-owners")
+        let owners = try broker.ownersRunner(group: "e2e-owners")
 
         var records: [(key: String, value: [UInt8])] = []
         var expected: [String: String] = [:]
@@ -62,8 +62,6 @@ import Testing
             ingest.shutdownGracefully(); verify.shutdownGracefully(); fulfil.shutdownGracefully(); owners.shutdownGracefully()
             try await group.waitForAll()
         }
-        for source in [ingestSource, verifySource, fulfilSource, ownersSource] { await source.close() }
-        for sink in [ingestSink, verifySink, fulfilSink, ownersSink] { await sink.close() }
 
         var outcomes: [String: String] = [:]
         var eventIds: Set<String> = []

@@ -129,9 +129,9 @@ import Testing
 /// Ingest, verify (trusting the fake's PKI) and fulfil (owners named by `appAccountToken`) as
 /// in-process runners on the fixture's broker.
 struct NotificationPipeline {
-    let ingest: (StageRunner<IngestStage>, KafkaRecordSource, KafkaRecordSink)
-    let verify: (StageRunner<VerifyStage>, KafkaRecordSource, KafkaRecordSink)
-    let fulfil: (StageRunner<FulfilStage>, KafkaRecordSource, KafkaRecordSink)
+    let ingest: KafkaStageWorker<IngestStage>
+    let verify: KafkaStageWorker<VerifyStage>
+    let fulfil: KafkaStageWorker<FulfilStage>
 
     init(broker: BrokerFixture, fake: FakeAppStore, suffix: String = UUID().uuidString.prefix(6).description,
          consumptionRequests: Bool = false) throws {
@@ -147,7 +147,7 @@ struct NotificationPipeline {
 
     /// Runs the three (and `alongside`, other runners) until `until` returns, then stops them gracefully.
     func run(alongside: [any RunnableStage] = [], until: @escaping @Sendable () async throws -> Void) async throws {
-        let runners: [any RunnableStage] = [ingest.0, verify.0, fulfil.0] + alongside
+        let runners: [any RunnableStage] = [ingest, verify, fulfil] + alongside
         try await withThrowingTaskGroup(of: Void.self) { group in
             for runner in runners { group.addTask { try await runner.run() } }
             do { try await until() } catch {
@@ -158,15 +158,13 @@ struct NotificationPipeline {
             for runner in runners { runner.shutdownGracefully() }
             try await group.waitForAll()
         }
-        for source in [self.ingest.1, self.verify.1, self.fulfil.1] { await source.close() }
-        for sink in [self.ingest.2, self.verify.2, self.fulfil.2] { await sink.close() }
     }
 }
 
-/// A stage runner of any stage, as the pipeline helper runs them side by side.
+/// A stage worker of any stage, as the pipeline helper runs them side by side.
 protocol RunnableStage: Sendable {
     func run() async throws
     func shutdownGracefully()
 }
 
-extension StageRunner: RunnableStage {}
+extension KafkaStageWorker: RunnableStage {}

@@ -15,7 +15,7 @@ import Testing
         let reader = try broker.reader([broker.topics.entitlementsChanged, broker.topics.deadLetter, broker.topics.rejected,
                                         broker.topics.outcomes, broker.topics.verified])
         let metricsA = MetricsRegistry(), metricsB = MetricsRegistry()
-        let (a, sourceA, sinkA) = try broker.fulfilRunner(group: "rebalance", metrics: metricsA, maxInFlight: 16)
+        let a = try broker.fulfilRunner(group: "rebalance", metrics: metricsA, maxInFlight: 16)
         let emitted: @Sendable (MetricsRegistry) -> Int64 = {
             Int64($0.value("receiptd_stage_records_total", labels: [("stage", "fulfil"), ("outcome", "emitted")]) ?? 0)
         }
@@ -53,21 +53,17 @@ import Testing
         try await batch(0..<1000)
         // B joins (its consumer joins the group when created): the group rebalances, and B
         // rebuilds the ledgers of the partitions it gets from what A emitted.
-        let (b, sourceB, sinkB) = try broker.fulfilRunner(group: "rebalance", metrics: metricsB, maxInFlight: 16)
+        let b = try broker.fulfilRunner(group: "rebalance", metrics: metricsB, maxInFlight: 16)
         let runningB = Task { try await b.run() }
-        try await reader.wait(timeout: .seconds(60)) { _ in !sourceB.kafkaConsumer.assignment.isEmpty }
+        try await reader.wait(timeout: .seconds(60)) { _ in !b.source.kafkaConsumer.assignment.isEmpty }
         try await batch(1000..<2000)
         // A leaves the group: its partitions move to B, which rebuilds their ledgers.
         a.shutdownGracefully()
         try await runningA.value
-        await sourceA.close()
-        await sinkA.close()
-        try await reader.wait(timeout: .seconds(60)) { _ in sourceB.kafkaConsumer.assignment.count == BrokerFixture.partitions }
+        try await reader.wait(timeout: .seconds(60)) { _ in b.source.kafkaConsumer.assignment.count == BrokerFixture.partitions }
         try await batch(2000..<total)
         b.shutdownGracefully()
         try await runningB.value
-        await sourceB.close()
-        await sinkB.close()
         try await reader.waitUntilCaughtUp([broker.topics.entitlementsChanged, broker.topics.verified])
 
         #expect(reader.messages(in: broker.topics.deadLetter).isEmpty)

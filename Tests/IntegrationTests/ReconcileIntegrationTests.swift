@@ -172,12 +172,10 @@ import Testing
         ])
         let reader = try broker.reader([broker.topics.entitlementsChanged, broker.topics.entitlementState, broker.topics.outcomes,
                                         broker.topics.rejected, broker.topics.deadLetter])
-        let (owners, ownersSource, ownersSink) = try broker.ownersRunner(group: "reconcile-owners")
+        let owners = try broker.ownersRunner(group: "reconcile-owners")
         try await NotificationPipeline(broker: broker, fake: fake).run(alongside: [owners]) {
             try await reader.wait(timeout: .seconds(90)) { $0.filter { $0.topic == broker.topics.entitlementState }.count >= 2 }
         }
-        await ownersSource.close()
-        await ownersSink.close()
 
         // Apple renewed the subscription; nothing told receiptd. No list given: the owner view is the list.
         let renewal = fake.store.renew(subscription, period: .seconds(30 * 86_400))

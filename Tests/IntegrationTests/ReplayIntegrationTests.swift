@@ -34,7 +34,7 @@ import Testing
         // prepares its partitions, every record finds its state not ready (transient, no retry
         // tiers here: dead-lettered as `ledger-unavailable`).
         let ledger = broker.purchaseLedger()
-        let (fulfil, source, sink) = try broker.runner(FulfilStage(catalogue: try BrokerFixture.catalogue(), ledger: ledger),
+        let fulfil = try broker.runner(FulfilStage(catalogue: try BrokerFixture.catalogue(), ledger: ledger),
                                                        group: "replay-fulfil")
         let producer = CountingSink(try KafkaRecordSink(configuration: KafkaProducerConfiguration(bootstrapServers: broker.bootstrap)))
         let replay = { (options: DeadLetterReplayer.Options) in try await Self.replay(broker, producer, options) }
@@ -72,8 +72,6 @@ import Testing
         try await reader.wait { _ in duplicates().count >= total }
         fulfil.shutdownGracefully()
         try await running.value
-        await source.close()
-        await sink.close()
         await producer.inner.close()
 
         #expect(entitlements().count == total)

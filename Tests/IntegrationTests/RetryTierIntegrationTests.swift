@@ -37,9 +37,9 @@ import Testing
                                         purchaseDate: samples.now, environment: "Sandbox", signedDate: samples.now)]
         }
         let delays: [Duration] = [.milliseconds(200), .milliseconds(200), .milliseconds(200)]
-        let (verify, verifySource, verifySink) = try broker.runner(VerifyStage(verifier: verifier), group: "tiers-verify",
+        let verify = try broker.runner(VerifyStage(verifier: verifier), group: "tiers-verify",
                                                                    retryDelays: delays)
-        let (fulfil, fulfilSource, fulfilSink) = try broker.runner(
+        let fulfil = try broker.runner(
             FulfilStage(catalogue: try BrokerFixture.catalogue(), ledger: KeyedStateStore()), group: "tiers-fulfil")
         let ids = (0..<4).map { "s-\(7_000 + $0)" }
         let ingested = try ids.enumerated().map { index, id in
@@ -59,8 +59,6 @@ import Testing
             verify.shutdownGracefully(); fulfil.shutdownGracefully()
             try await group.waitForAll()
         }
-        for source in [verifySource, fulfilSource] { await source.close() }
-        for sink in [verifySink, fulfilSink] { await sink.close() }
 
         let changes = reader.messages(in: broker.topics.entitlementsChanged)
         #expect(changes.count == ids.count)
@@ -140,7 +138,7 @@ import Testing
         // The held record's offset was never stored: the group's next member (here two hours
         // later, so it is due) receives it and fulfils it.
         let later = ManualWallClock(start: Date() + 7200)
-        let (fulfil, source, sink) = try broker.runner(
+        let fulfil = try broker.runner(
             FulfilStage(catalogue: try BrokerFixture.catalogue(), ledger: KeyedStateStore()), group: "held-fulfil",
             retryDelays: [.seconds(3600)], clock: later)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -151,8 +149,6 @@ import Testing
             fulfil.shutdownGracefully()
             try await group.waitForAll()
         }
-        await source.close()
-        await sink.close()
         #expect(reader.messages(in: broker.topics.deadLetter).isEmpty)
         await reader.close()
     }

@@ -14,9 +14,7 @@ import Testing
 
     /// A verify runner with its own HTTP client, limiter and budget share, as one `receiptd verify` process.
     struct Worker {
-        let runner: StageRunner<VerifyStage>
-        let source: KafkaRecordSource
-        let sink: KafkaRecordSink
+        let worker: KafkaStageWorker<VerifyStage>
         let share: RequestBudgetShare
         let http: CurlHTTPClient
 
@@ -31,13 +29,14 @@ import Testing
             let verifier = AppStoreSubmissionVerifier(verifier: try SignedDataVerifier(configuration: fake.verifierConfiguration()),
                                                       serverAPI: api)
             share = RequestBudgetShare(budget: limiter, inputTopic: broker.topics.ingested, totalPartitions: BrokerFixture.partitions)
-            (runner, source, sink) = try broker.runner(VerifyStage(verifier: verifier), group: group, maxInFlight: maxInFlight,
+            worker = try broker.runner(VerifyStage(verifier: verifier), group: group, maxInFlight: maxInFlight,
                                                        retryDelays: retryDelays, assignmentHook: share)
         }
 
+        var runner: StageRunner<VerifyStage> { worker.runner }
+
+        /// After ``KafkaStageWorker/run()`` (which closed producer and consumer): the HTTP client.
         func close() async {
-            await source.close()
-            await sink.close()
             await http.shutdownAndWait()
         }
     }
@@ -69,7 +68,7 @@ import Testing
         let reader = try broker.reader([broker.topics.verified, broker.topics.rejected, broker.topics.deadLetter])
         let records = try Self.submissions(fake, count: 30)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for worker in workers { group.addTask { try await worker.runner.run() } }
+            for worker in workers { group.addTask { try await worker.worker.run() } }
             // Both members own partitions before any work arrives, so no share changes mid-test.
             try await reader.wait { _ in workers.allSatisfy { $0.share.ownedPartitions > 0 }
                 && workers.map(\.share.ownedPartitions).reduce(0, +) == BrokerFixture.partitions }
@@ -103,7 +102,7 @@ import Testing
         let records = try Self.submissions(fake, count: 16)
         try await broker.publish(broker.topics.ingested, records)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await worker.runner.run() }
+            group.addTask { try await worker.worker.run() }
             try await reader.wait(timeout: .seconds(120)) { $0.count >= records.count }
             worker.runner.shutdownGracefully()
             try await group.waitForAll()

@@ -93,7 +93,7 @@ enum StageWorker {
                 "observability.port": .integer(operations.port),
             ])
         }
-        var runnerConfiguration = StageRunnerConfiguration(
+        let runnerConfiguration = StageRunnerConfiguration(
             topics: topics, maxInFlight: configuration.runner.maxInFlight,
             processingTimeout: .seconds(configuration.runner.recordTimeoutSeconds),
             shutdownGracePeriod: .seconds(configuration.runner.shutdownGraceSeconds))
@@ -134,10 +134,6 @@ enum StageWorker {
         consumerConfiguration.additionalProperties = configuration.kafka.properties
         consumerConfiguration.autoCommitInterval = .seconds(configuration.kafka.commitIntervalSeconds)
         consumerConfiguration.sessionTimeout = .seconds(configuration.kafka.sessionTimeoutSeconds)
-        consumerConfiguration.maxBufferedMessages = max(64, configuration.runner.maxInFlight * 2)
-        // Range assignment gives partition p of the input and of every tier (equal partition
-        // counts, checked above for co-partitioned stages) to the same member.
-        consumerConfiguration.partitionAssignmentStrategy = .range
         let kafkaMetrics = KafkaStatisticsMetrics(registry: metrics)
         consumerConfiguration.statisticsInterval = statisticsInterval
         consumerConfiguration.onStatistics = { statistics in
@@ -149,25 +145,15 @@ enum StageWorker {
         producerConfiguration.additionalProperties = configuration.kafka.properties
         producerConfiguration.statisticsInterval = statisticsInterval
         producerConfiguration.onStatistics = { kafkaMetrics.updateProducer($0) }
-        // A revoked partition is released only once its in-flight records are settled: processing
-        // ends within the record timeout and every output's delivery within the producer's message
-        // timeout. Releasing earlier could let an output still in flight land after the next owner
-        // rebuilt the fulfil ledger from that partition, which would then emit the same event again
-        // (the chaos run saw this when a broker outage held deliveries past a 10 s revocation wait).
-        runnerConfiguration.revocationTimeout = max(.seconds(max(5, configuration.runner.shutdownGraceSeconds)),
-                                                    runnerConfiguration.processingTimeout + producerConfiguration.messageTimeout
-                                                        + .seconds(5))
-
-        let source = try KafkaRecordSource(configuration: consumerConfiguration,
-                                           revocationTimeout: runnerConfiguration.revocationTimeout + .seconds(5),
-                                           logger: logger)
-        let sink = try KafkaRecordSink(configuration: producerConfiguration)
+        // Assignor, consumer buffer, revocation timeout and close order: the wiring the broker
+        // integration tests use too.
+        let worker = try KafkaStageWorker(stage: stage, consumer: consumerConfiguration, producer: producerConfiguration,
+                                          configuration: runnerConfiguration, retryPolicy: retryPolicy,
+                                          assignmentHook: assignmentHook, logger: logger, metrics: metrics)
+        let runner = worker.runner
         metrics.function("receiptd_kafka_consumer_buffer_pauses_total",
                          help: "Times the consumer paused fetching because its buffer of records for the runner was full.",
-                         kind: .counter) { [weak source] in Double(source?.kafkaConsumer.backpressurePauseCount ?? 0) }
-        let runner = StageRunner(stage: stage, source: source, sink: sink, configuration: runnerConfiguration,
-                                 retryPolicy: retryPolicy, assignmentHook: assignmentHook, logger: logger,
-                                 metrics: metrics)
+                         kind: .counter) { [weak worker] in Double(worker?.source.kafkaConsumer.backpressurePauseCount ?? 0) }
         readiness.track(preparing: { [weak runner] in runner?.partitionsBeingPrepared ?? 0 })
         logger.notice("stage worker started", metadata: [
             LoggingKeys.stageName: .string(S.name.rawValue), "kafka.group": .string(groupId),
@@ -186,20 +172,15 @@ enum StageWorker {
         defer { reporter?.cancel() }
         var lifecycle = ServiceGroup.Configuration()
         lifecycle.gracefulShutdownSignals = []  // watched above, from the start
-        lifecycle.maximumGracefulShutdownDuration = runnerConfiguration.shutdownGracePeriod + .seconds(10)
+        lifecycle.maximumGracefulShutdownDuration = worker.configuration.shutdownGracePeriod + .seconds(10)
         var failure: (any Error)?
         do {
-            try await ServiceGroup(services: [RunnerService(runner: runner)], configuration: lifecycle, logger: logger,
+            try await ServiceGroup(services: [WorkerService(worker: worker)], configuration: lifecycle, logger: logger,
                                  trigger: shutdownTrigger).run()
         } catch {
             failure = error
             logger.error("stage worker failed", metadata: [LoggingKeys.errorMessage: .string("\(error)")])
         }
-        // Queued outputs are flushed (every delivery settled) *before* the group is left: once this
-        // member is gone the next owner rebuilds the fulfil ledger from the output partitions, and an
-        // output landing after that would be emitted twice. Then stored offsets are committed.
-        await sink.close()
-        await source.close()
         logger.notice("stage worker stopped", metadata: [
             LoggingKeys.stageName: .string(S.name.rawValue),
             LoggingKeys.runnerPeakInFlight: .int(Int64(runner.peakInFlight)),
@@ -210,14 +191,14 @@ enum StageWorker {
     }
 }
 
-/// A ``StageRunner`` as a ``Service``: graceful shutdown maps to the runner's own drain.
-struct RunnerService<S: Stage>: Service {
-    let runner: StageRunner<S>
+/// A ``KafkaStageWorker`` as a ``Service``: graceful shutdown maps to the runner's own drain.
+struct WorkerService<S: Stage>: Service {
+    let worker: KafkaStageWorker<S>
 
     func run() async throws {
-        let runner = self.runner
-        try await withGracefulShutdownHandler(operation: { try await runner.run() },
-                                              onGracefulShutdown: { runner.shutdownGracefully() })
+        let worker = self.worker
+        try await withGracefulShutdownHandler(operation: { try await worker.run() },
+                                              onGracefulShutdown: { worker.shutdownGracefully() })
     }
 }
 
