@@ -32,8 +32,9 @@ import Testing
         #expect(c.verify.verifyReceipt.sharedSecretPath == "secret", "variables stay relative to the working directory")
     }
 
-    /// The overlay `receiptd broker --help` recommends for its workers shortens only the session.
-    @Test func theEmbeddedBrokerOverlayShortensTheSession() throws {
+    /// The overlay `receiptd broker --help` recommends for its workers shortens only the session
+    /// and the consumers' fetch wait, to what the harnesses give their workers.
+    @Test func theEmbeddedBrokerOverlayShortensTheSessionAndTheFetchWait() throws {
         let config = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Config")
         let base = try ConfigLoader(files: [config.appendingPathComponent("receiptd.json").path], environment: [:]).load()
@@ -41,7 +42,9 @@ import Testing
                                                 config.appendingPathComponent("embedded-broker.json").path],
                                         environment: [:]).load()
         #expect(overlaid.kafka.sessionTimeoutSeconds == 10 && base.kafka.sessionTimeoutSeconds == 45)
+        #expect(overlaid.kafka.consumerProperties == EmbeddedBroker.consumerProperties && base.kafka.consumerProperties.isEmpty)
         overlaid.kafka.sessionTimeoutSeconds = base.kafka.sessionTimeoutSeconds
+        overlaid.kafka.consumerProperties = base.kafka.consumerProperties
         #expect(overlaid == base)
     }
 

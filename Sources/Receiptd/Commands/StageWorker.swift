@@ -132,6 +132,7 @@ enum StageWorker {
             consumerConfiguration.groupInstanceId = "\(configuration.kafka.groupInstanceId)-\(S.name)"
         }
         consumerConfiguration.additionalProperties = configuration.kafka.properties
+            .merging(configuration.kafka.consumerProperties) { _, consumer in consumer }
         consumerConfiguration.autoCommitInterval = .seconds(configuration.kafka.commitIntervalSeconds)
         consumerConfiguration.sessionTimeout = .seconds(configuration.kafka.sessionTimeoutSeconds)
         let kafkaMetrics = KafkaStatisticsMetrics(registry: metrics)

@@ -92,7 +92,7 @@ struct ConfigLoader {
         var out = overlay
         for (key, value) in overlay {
             let keyPath = (path + [key]).joined(separator: ".")
-            if let section = value as? [String: Any], key != "properties" {
+            if let section = value as? [String: Any], key != "properties", key != "consumerProperties" {
                 out[key] = resolvingPaths(in: section, relativeTo: file, path: path + [key])
             } else if pathKeys.contains(keyPath) {
                 if let single = value as? String { out[key] = resolve(single) }
@@ -118,7 +118,7 @@ struct ConfigLoader {
                 guard let sub = value as? [String: Any] else {
                     throw LoadError(description: "\(source): '\(keyPath)' must be an object")
                 }
-                if key == "properties" {
+                if key == "properties" || key == "consumerProperties" {
                     // Free-form librdkafka properties: any key, values as strings.
                     tree[key] = section.merging(sub.mapValues { "\($0)" }) { _, new in new }
                 } else if key == "budgets" {

@@ -28,6 +28,11 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         /// Raw librdkafka properties passed through unchanged (SASL, SSL, tuning). Properties
         /// receiptd sets itself (delivery semantics, commit interval) are refused here.
         var properties: [String: String] = [:]
+        /// Raw librdkafka properties for the stage workers' consumers only, over `properties`
+        /// (fetch tuning, which a producer would warn about). The embedded broker sets
+        /// `fetch.wait.max.ms` here: librdkafka's mock cluster holds an empty fetch for that long
+        /// even when records arrive meanwhile, where a real broker answers at once.
+        var consumerProperties: [String: String] = [:]
     }
 
     struct TopicSettings: Codable, Sendable, Equatable {

@@ -18,6 +18,9 @@ struct PipelineRun {
         var owners: OwnerStateCheck.Result?
         /// The notification loop (nil when not run).
         var loop: NotificationLoop.Result?
+        /// CPU of each worker and of this process (broker, generator, tally) over the measured
+        /// window, how busy the machine was, and each worker's peak resident memory.
+        var usage: ResourceUsage?
     }
 
     let harness: PipelineHarness
@@ -71,6 +74,9 @@ struct PipelineRun {
         let baseline = tally.accountedCount
         let total = baseline + submissions.count
 
+        var names: [Int32: String] = [0: "harness"]
+        for worker in harness.workers { names[worker.pid] = worker.name }
+        let startSample = ResourceSample.take(Array(names.keys))
         let started = ContinuousClock.now
         try await publisher.submit(submissions)
         var lastAccounted = -1
@@ -95,6 +101,7 @@ struct PipelineRun {
             try await Task.sleep(for: .milliseconds(100))
         }
         let elapsed = ContinuousClock.now - started
+        let usage = ResourceUsage(from: startSample, to: ResourceSample.take(Array(names.keys)), names: names)
         await producer.close()
         var ownerCheck: OwnerStateCheck.Result?
         if let owners {
@@ -111,6 +118,6 @@ struct PipelineRun {
         tallyTask.cancel()
         await tally.close()
         return Result(submitted: submissions.count, counts: counts, elapsed: elapsed, complete: complete,
-                      cleanWorkerExits: clean, workers: harness.workers.count, owners: ownerCheck, loop: loop)
+                      cleanWorkerExits: clean, workers: harness.workers.count, owners: ownerCheck, loop: loop, usage: usage)
     }
 }

@@ -1,0 +1,68 @@
+import Foundation
+
+/// CPU and memory of the pipeline's processes over a measured window, from `/proc` (Linux): what
+/// `bench pipeline` reports next to its rate, so a figure says whether the cores were busy and
+/// what each receipt cost.
+struct ResourceSample {
+    /// CPU seconds (user + system) per process id.
+    var cpu: [Int32: Double]
+    /// The whole machine: busy and total jiffies from `/proc/stat`.
+    var machineBusy: Double
+    var machineTotal: Double
+
+    /// Samples `pids` (0 is this process) and the machine.
+    static func take(_ pids: [Int32]) -> ResourceSample {
+        var cpu: [Int32: Double] = [:]
+        for pid in pids { cpu[pid] = cpuSeconds(of: pid) }
+        let (busy, total) = machineJiffies()
+        return ResourceSample(cpu: cpu, machineBusy: busy, machineTotal: total)
+    }
+
+    /// utime + stime of a process (fields 14 and 15 of `/proc/<pid>/stat`, after the command name).
+    static func cpuSeconds(of pid: Int32) -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid == 0 ? "self" : String(pid))/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return 0 }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// Peak resident memory of a process in bytes (`VmHWM` of `/proc/<pid>/status`).
+    static func peakResidentBytes(of pid: Int32) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid == 0 ? "self" : String(pid))/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
+        return kilobytes * 1024
+    }
+
+    private static func machineJiffies() -> (busy: Double, total: Double) {
+        guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return (0, 0) }
+        let values = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+        guard values.count >= 5 else { return (0, 0) }
+        let total = values.prefix(8).reduce(0, +)  // user nice system idle iowait irq softirq steal
+        let idle = values[3] + values[4]
+        return (total - idle, total)
+    }
+}
+
+/// What a measured window cost.
+struct ResourceUsage {
+    /// CPU seconds per named process over the window.
+    var cpuSeconds: [(name: String, seconds: Double)]
+    /// Fraction of the machine's CPU time (all cores) that was busy over the window, any process.
+    var machineBusyFraction: Double
+    /// Peak resident memory per named worker process.
+    var peakResidentBytes: [(name: String, bytes: Int)]
+
+    init(from start: ResourceSample, to end: ResourceSample, names: [Int32: String]) {
+        cpuSeconds = names.sorted { $0.value < $1.value }.map { pid, name in
+            (name, max(0, (end.cpu[pid] ?? 0) - (start.cpu[pid] ?? 0)))
+        }
+        let total = end.machineTotal - start.machineTotal
+        machineBusyFraction = total > 0 ? (end.machineBusy - start.machineBusy) / total : 0
+        peakResidentBytes = names.sorted { $0.value < $1.value }.compactMap { pid, name in
+            ResourceSample.peakResidentBytes(of: pid).map { (name, $0) }
+        }
+    }
+}
