@@ -43,6 +43,8 @@ public struct Logger: Sendable {
     public var logLevel: Level
     /// Metadata added to every record of this logger.
     public var metadata: Metadata
+    /// Metadata built only when a record is emitted (``with(lazy:)``), merged after ``metadata``.
+    private var deferred: [@Sendable () -> Metadata] = []
     /// Where records go.
     public var handler: any LogHandler
 
@@ -74,11 +76,20 @@ public struct Logger: Sendable {
         return copy
     }
 
+    /// Returns a copy of this logger whose records also carry `extra`, built only when a record is
+    /// emitted: for per-record loggers (the stage runner's), most of which never log at their level.
+    public func with(lazy extra: @escaping @Sendable () -> Metadata) -> Logger {
+        var copy = self
+        copy.deferred.append(extra)
+        return copy
+    }
+
     /// Emits one record if `level` is at or above ``logLevel``.
     public func log(level: Level, _ message: @autoclosure () -> String,
                     metadata extra: @autoclosure () -> Metadata? = nil) {
         guard level >= logLevel else { return }
         var merged = metadata
+        for build in deferred { merged.merge(build()) { _, new in new } }
         if let extra = extra() { merged.merge(extra) { _, new in new } }
         handler.log(LogRecord(timestamp: Date(), level: level, label: label, message: message(), metadata: merged))
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Observability
+import Synchronization
 import Testing
 
 @Suite struct LoggerTests {
@@ -15,6 +16,25 @@ import Testing
     static func mustNotBeCalled() -> String {
         Issue.record("message autoclosure evaluated below level")
         return ""
+    }
+
+    /// Lazy metadata is built per emitted record only, and merges like eager metadata (later wins).
+    @Test func lazyMetadataIsBuiltOnlyForEmittedRecords() {
+        let handler = InMemoryLogHandler()
+        let builds = Mutex(0)
+        let logger = Logger(label: "t", level: .notice, handler: handler)
+            .with([LoggingKeys.kafkaPartition: 1])
+            .with(lazy: {
+                builds.withLock { $0 += 1 }
+                return [LoggingKeys.kafkaPartition: 2, LoggingKeys.kafkaOffset: 7]
+            })
+        logger.info("dropped")
+        #expect(builds.withLock { $0 } == 0)
+        logger.notice("kept", metadata: [LoggingKeys.kafkaOffset: 8])
+        #expect(builds.withLock { $0 } == 1)
+        #expect(handler.records.map(\.message) == ["kept"])
+        #expect(handler.records[0].metadata[LoggingKeys.kafkaPartition] == 2)
+        #expect(handler.records[0].metadata[LoggingKeys.kafkaOffset] == 8)
     }
 
     @Test func mergesLoggerAndRecordMetadata() {

@@ -156,29 +156,36 @@ private final class NodeEncoder: Encoder {
     func singleValueContainer() -> any SingleValueEncodingContainer { SingleContainer(encoder: self) }
 
     /// Encodes a nested value into a node (scalars directly, anything else through an encoder).
-    static func node<T: Encodable>(for value: T, at codingPath: [any CodingKey]) throws -> Node {
-        switch value {
-        case let string as String: return .string(string)
-        case let int as Int: return .int(Int64(int))
-        case let int as Int64: return .int(int)
-        case let int as Int32: return .int(Int64(int))
-        case let bool as Bool: return .bool(bool)
-        case let double as Double: return try checked(double, at: codingPath)
-        case let float as Float:
-            _ = try checked(Double(float), at: codingPath)
+    ///
+    /// Scalars are recognised by comparing metatypes, not by casting: a dynamic cast per value
+    /// (`as? String`, `as? any FixedWidthInteger`) was the encoder's largest cost in a profile. The
+    /// coding path (`parent` + `key`) is only built for a nested encoder or an error.
+    static func node<T: Encodable>(for value: T, parent: [any CodingKey], key: (any CodingKey)?) throws -> Node {
+        func path() -> [any CodingKey] { key.map { parent + [$0] } ?? parent }
+        if T.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
+        if T.self == Int.self { return .int(Int64(unsafeBitCast(value, to: Int.self))) }
+        if T.self == Int64.self { return .int(unsafeBitCast(value, to: Int64.self)) }
+        if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
+        if T.self == Double.self { return try checked(unsafeBitCast(value, to: Double.self), at: path()) }
+        if T.self == Int32.self { return .int(Int64(unsafeBitCast(value, to: Int32.self))) }
+        if T.self == UInt64.self { return .uint(unsafeBitCast(value, to: UInt64.self)) }
+        if T.self == Float.self {
+            let float = unsafeBitCast(value, to: Float.self)
+            _ = try checked(Double(float), at: path())
             return .float(float)
-        case let integer as any FixedWidthInteger:
+        }
+        if T.self == Int8.self || T.self == Int16.self || T.self == UInt.self || T.self == UInt8.self
+            || T.self == UInt16.self || T.self == UInt32.self, let integer = value as? any FixedWidthInteger {
             if let signed = Int64(exactly: integer) { return .int(signed) }
             return .uint(UInt64(integer))
-        // Types whose JSONEncoder form differs from their own `encode(to:)`:
-        case let data as Data: return .string(data.base64EncodedString())
-        case let url as URL: return .string(url.absoluteString)
-        case let decimal as Decimal: return .double(NSDecimalNumber(decimal: decimal).doubleValue)
-        default:
-            let encoder = NodeEncoder(codingPath: codingPath)
-            try value.encode(to: encoder)
-            return encoder.node
         }
+        // Types whose JSONEncoder form differs from their own `encode(to:)`:
+        if T.self == Data.self { return .string(unsafeBitCast(value, to: Data.self).base64EncodedString()) }
+        if T.self == URL.self, let url = value as? URL { return .string(url.absoluteString) }
+        if T.self == Decimal.self, let decimal = value as? Decimal { return .double(NSDecimalNumber(decimal: decimal).doubleValue) }
+        let encoder = NodeEncoder(codingPath: path())
+        try value.encode(to: encoder)
+        return encoder.node
     }
 
     static func checked(_ value: Double, at codingPath: [any CodingKey]) throws -> Node {
@@ -200,7 +207,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         box.set(try NodeEncoder.checked(value, at: codingPath + [key]), for: key.stringValue)
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
-        box.set(try NodeEncoder.node(for: value, at: codingPath + [key]), for: key.stringValue)
+        box.set(try NodeEncoder.node(for: value, parent: codingPath, key: key), for: key.stringValue)
     }
     mutating func encode(_ value: Int, forKey key: Key) throws { box.set(.int(Int64(value)), for: key.stringValue) }
     mutating func encode(_ value: Int8, forKey key: Key) throws { box.set(.int(Int64(value)), for: key.stringValue) }
@@ -213,7 +220,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: UInt32, forKey key: Key) throws { box.set(.uint(UInt64(value)), for: key.stringValue) }
     mutating func encode(_ value: UInt64, forKey key: Key) throws { box.set(.uint(value), for: key.stringValue) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        box.set(try NodeEncoder.node(for: value, at: codingPath + [key]), for: key.stringValue)
+        box.set(try NodeEncoder.node(for: value, parent: codingPath, key: key), for: key.stringValue)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type,
@@ -247,7 +254,7 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: Int) throws { box.items.append(.int(Int64(value))) }
     mutating func encode(_ value: Int64) throws { box.items.append(.int(value)) }
     mutating func encode<T: Encodable>(_ value: T) throws {
-        box.items.append(try NodeEncoder.node(for: value, at: codingPath))
+        box.items.append(try NodeEncoder.node(for: value, parent: codingPath, key: nil))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
@@ -281,7 +288,7 @@ private struct SingleContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: Int) throws { encoder.node = .int(Int64(value)) }
     mutating func encode(_ value: Int64) throws { encoder.node = .int(value) }
     mutating func encode<T: Encodable>(_ value: T) throws {
-        encoder.node = try NodeEncoder.node(for: value, at: codingPath)
+        encoder.node = try NodeEncoder.node(for: value, parent: codingPath, key: nil)
     }
 }
 

@@ -50,10 +50,12 @@ extension StageRunner {
         let started = ContinuousClock.now
         let attempt = RecordHeaders.attempt(in: record.headers)
         let now = clock.now()
-        var recordLogger = logger.with([
-            LoggingKeys.kafkaTopic: .string(record.topic), LoggingKeys.kafkaPartition: .integer(record.partition),
-            LoggingKeys.kafkaOffset: .integer(record.offset), LoggingKeys.stageAttempt: .integer(attempt),
-        ])
+        // Built only if the record logs something (most records never do at the usual levels).
+        let topic = record.topic, partition = record.partition, offset = record.offset
+        var recordLogger = logger.with(lazy: {
+            [LoggingKeys.kafkaTopic: .string(topic), LoggingKeys.kafkaPartition: .integer(partition),
+             LoggingKeys.kafkaOffset: .integer(offset), LoggingKeys.stageAttempt: .integer(attempt)]
+        })
 
         let outbound: [OutboundRecord]
         let verdict: RecordVerdict
@@ -71,7 +73,7 @@ extension StageRunner {
                                  logger: recordLogger)
         }
         let subject = (input as? any SubmissionDescribing)?.subject ?? .unknown
-        recordLogger = recordLogger.with(Self.metadata(for: subject))
+        recordLogger = recordLogger.with(lazy: { Self.metadata(for: subject) })
         let context = StageContext(logger: recordLogger, attempt: attempt, now: now, recordTimestamp: record.timestamp,
                                    delivery: scope)
         let result = await processWithTimeout(input, context: context)
