@@ -212,3 +212,25 @@ import Testing
         }
     }
 }
+
+/// The configuration a harness writes for its workers (`receiptd dev`, demo, bench, chaos).
+@Suite struct WorkerFleetConfigurationTests {
+    /// A default relative path (`fulfil.catalogue`) means the harness's current directory; the
+    /// worker reads the file from a temporary directory, so it must come out absolute (`receiptd
+    /// dev` without overlays once sent fulfil looking for the catalogue in the temporary directory).
+    @Test func relativePathsAreWrittenAbsolute() throws {
+        let fleet = try WorkerFleet(prefix: "receiptd-fleet-test", configName: "workers.json")
+        defer { fleet.remove() }
+        var configuration = WorkerConfiguration()
+        configuration.verify.trustRoots = ["/etc/roots/apple.pem", "certs/extra.pem"]
+        try fleet.writeConfiguration(configuration)
+        let loaded = try ConfigLoader(files: [fleet.configPath], environment: [:]).load()
+        let cwd = FileManager.default.currentDirectoryPath
+        #expect(loaded.fulfil.catalogue == cwd + "/Config/catalogue.json")
+        #expect(loaded.verify.trustRoots == ["/etc/roots/apple.pem", cwd + "/certs/extra.pem"])
+        var expected = configuration
+        expected.fulfil.catalogue = loaded.fulfil.catalogue
+        expected.verify.trustRoots = loaded.verify.trustRoots
+        #expect(loaded == expected)
+    }
+}

@@ -28,11 +28,15 @@ final class WorkerFleet: @unchecked Sendable {
         configPath = directory + "/" + configName
     }
 
-    /// Writes the workers' configuration to ``configPath``.
+    /// Writes the workers' configuration to ``configPath``. Relative paths in it (the defaults',
+    /// such as `Config/catalogue.json`) mean the current directory here, but a worker reads them
+    /// relative to the file, which lives in a temporary directory: they are written absolute.
     func writeConfiguration(_ configuration: WorkerConfiguration) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(configuration).write(to: URL(fileURLWithPath: configPath))
+        let tree = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(configuration)) as? [String: Any] ?? [:]
+        let here = FileManager.default.currentDirectoryPath + "/receiptd.json"
+        let resolved = ConfigLoader.resolvingPaths(in: tree, relativeTo: here)
+        try JSONSerialization.data(withJSONObject: resolved, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+            .write(to: URL(fileURLWithPath: configPath))
     }
 
     /// Starts `count` worker processes of `stage` (`receiptd <stage> --config <configPath>`),
