@@ -207,3 +207,33 @@ import Testing
         #expect(state.inFlight == 0)
     }
 }
+
+@Suite struct ChainGenerationTests {
+    let p0 = TopicPartition(topic: "t", partition: 0)
+
+    func record(_ offset: Int64, key: String = "same") -> InboundRecord {
+        InboundRecord(topic: "t", partition: 0, offset: offset, key: Array(key.utf8), value: [], timestamp: .distantPast)
+    }
+
+    /// A record still running when its partition was released (revocation timeout) and assigned
+    /// again must not hold back, or drop when it is abandoned, a record of the same key in the
+    /// new assignment: that record's offset would block the watermark for good.
+    @Test func aNewAssignmentsRecordDoesNotQueueBehindTheOldOnes() {
+        var state = RunnerState(maxInFlight: 10, resumeThreshold: 5)
+        _ = state.assigned([p0])
+        _ = state.offer(record(5), due: nil, now: .distantPast)
+        let old = state.takeReady().items
+        #expect(old.count == 1)
+        _ = state.beginRevocation([p0])
+        _ = state.finishRevocation([p0])  // the revocation timeout expired with it still running
+        _ = state.assigned([p0])
+        _ = state.offer(record(5), due: nil, now: .distantPast)  // redelivered from the committed offset
+        let fresh = state.takeReady().items
+        #expect(fresh.map(\.record.offset) == [5])
+        #expect(!state.isCurrent(old[0]) && state.isCurrent(fresh[0]))
+        _ = state.complete(old[0], processed: false)  // fenced at delivery: abandoned
+        let effects = state.complete(fresh[0], processed: true)
+        #expect(effects.stores.map(\.1) == [5])
+        #expect(state.inFlight == 0)
+    }
+}

@@ -46,14 +46,18 @@ struct RunnerState {
 
     private struct ChainKey: Hashable {
         var topicPartition: TopicPartition
+        /// A partition assigned again starts new chains: a record of the new assignment never
+        /// queues behind one of the old, whose abandonment would drop it with its queue.
+        var generation: Int
         var key: [UInt8]?
         /// Set for `null`-key records, making each its own chain.
         var soloOffset: Int64?
 
-        init(_ record: InboundRecord) {
-            topicPartition = record.topicPartition
-            key = record.key
-            soloOffset = record.key == nil ? record.offset : nil
+        init(_ item: WorkItem) {
+            topicPartition = item.record.topicPartition
+            generation = item.generation
+            key = item.record.key
+            soloOffset = item.record.key == nil ? item.record.offset : nil
         }
     }
 
@@ -157,7 +161,7 @@ struct RunnerState {
     private mutating func start(_ item: WorkItem, _ effects: inout Effects) {
         inFlight += 1
         peakInFlight = max(peakInFlight, inFlight)
-        let chain = ChainKey(item.record)
+        let chain = ChainKey(item)
         if chains[chain] != nil {
             chains[chain]!.append(item)
         } else {
@@ -276,7 +280,7 @@ struct RunnerState {
                 effects.stores.append((tp, offset, item.generation))
             }
         }
-        let chain = ChainKey(item.record)
+        let chain = ChainKey(item)
         if var queue = chains[chain] {
             if processed, !stopping, let head = queue.first,
                partitions[tp]?.generation == head.generation, partitions[tp]?.revoking == false {
@@ -418,7 +422,7 @@ struct RunnerState {
         for item in ready {
             let tp = item.record.topicPartition
             guard matches(tp) else { keptReady.append(item); continue }
-            let chain = ChainKey(item.record)
+            let chain = ChainKey(item)
             inFlight -= 1 + (chains[chain]?.count ?? 0)
             chains[chain] = nil
         }
