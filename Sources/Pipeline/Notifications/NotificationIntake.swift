@@ -66,7 +66,7 @@ public struct NotificationIntake: Sendable {
         if case .integer(let milliseconds)? = object["signedDate"] {
             signedDate = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
         }
-        return .success(AcceptedNotification(key: bundleId + "/" + digest, value: value, submissionId: submission.submissionId,
+        return .success(AcceptedNotification(key: AcceptedNotification.recordKey(bundleId: bundleId, payloadSHA256: digest), value: value, submissionId: submission.submissionId,
                                              bundleId: bundleId, payloadSHA256: digest, notificationUUID: uuid,
                                              signedDate: signedDate))
     }

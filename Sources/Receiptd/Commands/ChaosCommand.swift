@@ -273,6 +273,15 @@ struct ChaosCommand: Command {
                 if marks.low > 0 { violations.append("\(topic)-\(partition): log start \(marks.low) > 0 on a state topic") }
             }
         }
+        // A consumer whose position fell behind the log start (the mock dropped records it had not
+        // read yet) resets to the earliest offset and says so: the committed offsets above cannot
+        // show it any more, the worker's log does.
+        for worker in harness.workers {
+            guard let log = try? String(contentsOfFile: worker.logPath, encoding: .utf8) else { continue }
+            for line in log.split(separator: "\n") where line.contains("Offset out of range") && line.contains("offset reset") {
+                violations.append("\(worker.name): " + String(line.prefix(300)))
+            }
+        }
         return violations
     }
 }

@@ -20,7 +20,7 @@ struct LifecycleScript {
     mutating func add(_ step: SubmissionGenerator.Submission, waits: Bool = true) {
         var step = step
         if waits, let last = steps.last,
-           last.key != step.key || step.key == SubmissionGenerator.appleKey || last.after != nil {
+           last.key != step.key || last.after != nil {
             step.after = last.submissionId
         }
         steps.append(step)
@@ -28,9 +28,6 @@ struct LifecycleScript {
 }
 
 extension SubmissionGenerator {
-    /// The record key of notifications sent without a user.
-    static let appleKey = bundleId + "/@apple"
-
     mutating func newTransactionId() -> String {
         nextTransaction += Int64.random(in: 1...9, using: &random)
         return String(nextTransaction)
@@ -73,8 +70,11 @@ extension SubmissionGenerator {
         notification.status = status
         notification.consumptionRequestReason = consumptionRequestReason
         let submissionId = nextSubmissionId()
-        return Submission(submissionId: submissionId, key: user.map { Self.bundleId + "/" + $0 } ?? Self.appleKey,
-                          value: record(submissionId, user, "serverNotification", try signer.sign(payload: notification.payload())),
+        let signedPayload = try signer.sign(payload: notification.payload())
+        // Keyed as the notification receiver keys what Apple sends (no user: by the payload's digest).
+        let key = user.map { Self.bundleId + "/" + $0 }
+            ?? AcceptedNotification.recordKey(bundleId: Self.bundleId, payloadSHA256: SHA256.hexDigest(signedPayload))
+        return Submission(submissionId: submissionId, key: key, value: record(submissionId, user, "serverNotification", signedPayload),
                           expectation: expectation)
     }
 }
