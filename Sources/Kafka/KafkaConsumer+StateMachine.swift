@@ -193,8 +193,8 @@ extension KafkaConsumer {
         }
 
         /// Ends backpressure once the buffer is below the resume mark, whatever emptied it: the
-        /// application taking messages, or a pause or revocation removing them. Only checked on
-        /// delivery, a buffer emptied by a revocation kept every later partition paused for good
+        /// application taking messages, or a pause or revocation removing them. When only delivery
+        /// checked it, a buffer emptied by a revocation kept every later partition paused for good
         /// (nothing more could arrive to be taken). - Returns: whether it ended now.
         @discardableResult
         private mutating func releaseBackpressureIfDrained() -> Bool {
