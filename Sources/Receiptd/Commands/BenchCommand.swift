@@ -37,11 +37,13 @@ struct BenchCommand: Command {
                      submissions runs first; exit 1 if a stage's CPU per record grows more than 3x with
                      8x the records (a cost that grows with the state, as fulfil's once did).
                      Lines: stages_receipts_per_second=<n>, last stages_verify_resubmitted_per_second=<n>
-          pipeline   receipts per second end to end through ingest, verify and fulfil worker processes
-                     on the embedded broker (default 20000 genuine submissions after a warm-up).
+          pipeline   receipts per second end to end through ingest, verify, fulfil and owners worker
+                     processes on the embedded broker (default 20000 genuine submissions after a warm-up),
+                     with each worker's CPU per receipt and peak RSS and how busy the cores were.
                      --metrics-port N has worker k serve /metrics on N+k and scrapes every worker once a
                      second during the run (default 0: not served; metrics are recorded either way).
-                     Last line: pipeline_receipts_per_second=<n>
+                     Lines: pipeline_worker_cpu_us_per_receipt=<n>, pipeline_cores_busy_percent=<n>,
+                     pipeline_worker_peak_rss_mb=<n>, last pipeline_receipts_per_second=<n>
           budget     a verify group of --workers (default 3) on the embedded broker sharing one Get Transaction
                      Info budget of --budget requests (default 20) per --window-seconds (default 2) by partitions,
                      against the fake App Store counting arrivals per sliding window (default 300 submissions).
