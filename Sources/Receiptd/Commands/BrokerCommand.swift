@@ -102,8 +102,8 @@ final class EmbeddedBroker: Service {
 
     /// Consumer settings for the mock cluster: it holds an empty fetch for the whole
     /// `fetch.wait.max.ms` (librdkafka's default 500 ms) even when records arrive meanwhile, so
-    /// each stage hop could wait that long; `bench pipeline` measured 1,426 receipts/s with the
-    /// default and 1,785 with 10 ms, at the cost of an idle consumer fetching 100 times a second.
+    /// each stage hop could wait that long (`bench pipeline` runs about a fifth faster with 10 ms,
+    /// docs/benchmarks.md), at the cost of an idle consumer fetching 100 times a second.
     static let consumerProperties = ["fetch.wait.max.ms": "10"]
 
     /// `configuration` for workers of this broker: bootstrap servers pointed here, no topic
