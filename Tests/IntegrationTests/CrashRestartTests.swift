@@ -54,8 +54,7 @@ import Testing
 
         init(bootstrap: String, commitIntervalSeconds: Double, maxInFlight: Int, ledger: String = "kafka",
              logLevel: String = "warning") throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-crash-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            directory = try scratchDirectory("receiptd-crash")
             config = directory.appendingPathComponent("fulfil.json").path
             log = directory.appendingPathComponent("fulfil.log").path
             _ = FileManager.default.createFile(atPath: log, contents: nil)

@@ -12,8 +12,7 @@ import Testing
 
     @Test func overlayReachesWorkersAndSigintStopsEverything() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: CrashRestartTests.binary), "build receiptd first")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-dev-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try scratchDirectory("receiptd-dev-test")
         defer { try? FileManager.default.removeItem(at: directory) }
         let samples = try Samples()
         let root = directory.appendingPathComponent("root.pem").path

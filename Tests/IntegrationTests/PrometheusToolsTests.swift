@@ -24,8 +24,7 @@ import Testing
     @Test func prometheusScrapesReceiptdDevAndPromtoolAcceptsEveryWorkersMetrics() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.prometheus), "install Debian's prometheus package (scripts/test does)")
         try #require(Kcat.available, "kcat is needed to produce a record")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-prometheus-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try scratchDirectory("receiptd-prometheus")
         defer { try? FileManager.default.removeItem(at: directory) }
         let base = try FreePorts.consecutive(6)  // dev, its four workers, then Prometheus
         let targets = (0..<5).map { "127.0.0.1:\(base + $0)" }

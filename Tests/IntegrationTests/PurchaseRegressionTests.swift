@@ -16,8 +16,7 @@ import Testing
 
     @Test func theClassicChecklistThroughTheWorkers() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: CrashRestartTests.binary), "build receiptd first")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-regression-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try scratchDirectory("receiptd-regression")
         defer { try? FileManager.default.removeItem(at: directory) }
         let apple = try Purchases()
         let credentials = try FakeAppStoreCredentials.generate()

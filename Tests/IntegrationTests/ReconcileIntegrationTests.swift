@@ -32,8 +32,7 @@ import Testing
 
     @Test func reconciliationAfterAReceiverOutageRecoversEveryMissedNotificationAndChangesNothingTwice() async throws {
         let broker = try BrokerFixture()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reconcile-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try scratchDirectory("reconcile")
         defer { try? FileManager.default.removeItem(at: directory) }
         let fake = try NotificationReceiverTests.fakeAppStore()
         defer { fake.stop() }
@@ -111,8 +110,7 @@ import Testing
 
     @Test func subscriptionReconciliationCorrectsDriftAndChangesNothingTwice() async throws {
         let broker = try BrokerFixture()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reconcile-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try scratchDirectory("reconcile")
         defer { try? FileManager.default.removeItem(at: directory) }
         let fake = try NotificationReceiverTests.fakeAppStore()
         defer { fake.stop() }
@@ -155,8 +153,7 @@ import Testing
 
     @Test func subscriptionReconciliationAsksAboutEveryPurchaseOfTheOwnerView() async throws {
         let broker = try BrokerFixture()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reconcile-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try scratchDirectory("reconcile")
         defer { try? FileManager.default.removeItem(at: directory) }
         let fake = try NotificationReceiverTests.fakeAppStore()
         defer { fake.stop() }

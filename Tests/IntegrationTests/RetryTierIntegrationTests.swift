@@ -101,8 +101,7 @@ import Testing
         await producer.close()
         try await broker.publish(broker.topics.verified, (0..<20).map { try samples.verified(880_100 + $0) })
 
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-held-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try scratchDirectory("receiptd-held")
         defer { try? FileManager.default.removeItem(at: directory) }
         let config = directory.appendingPathComponent("fulfil.json").path
         let log = directory.appendingPathComponent("fulfil.log").path

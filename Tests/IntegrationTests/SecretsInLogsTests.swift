@@ -18,8 +18,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct SecretsInLogsTests {
     @Test func noSecretOrWholeProofReachesLogsOrRejectionDetails() async throws {
         try #require(Kcat.available, "kcat is needed")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-secrets-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try scratchDirectory("receiptd-secrets")
         defer { try? FileManager.default.removeItem(at: directory) }
 
         let samples = try Samples()

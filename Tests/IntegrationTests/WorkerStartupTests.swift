@@ -52,14 +52,8 @@ import Testing
         deinit { if process.isRunning { process.terminate() } }
     }
 
-    static func directory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-startup-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
     @Test func anUnreachableBrokerIsNamedThenGivenUpOn() async throws {
-        let directory = try Self.directory()
+        let directory = try scratchDirectory("receiptd-startup")
         defer { try? FileManager.default.removeItem(at: directory) }
         let worker = try Worker(["ingest", "--brokers", "127.0.0.1:1"],
                                 environment: ["RECEIPTD_KAFKA_STARTUP_TIMEOUT_SECONDS": "3"], directory: directory)
@@ -70,7 +64,7 @@ import Testing
     }
 
     @Test func sigtermWhileWaitingForTheBrokerExitsZero() async throws {
-        let directory = try Self.directory()
+        let directory = try scratchDirectory("receiptd-startup")
         defer { try? FileManager.default.removeItem(at: directory) }
         let worker = try Worker(["fulfil", "--brokers", "127.0.0.1:1", "--config",
                                  BrokerFixture.repository.appendingPathComponent("Config/receiptd.json").path],
@@ -84,7 +78,7 @@ import Testing
     }
 
     @Test func aRunningWorkerLogsItsProgress() async throws {
-        let directory = try Self.directory()
+        let directory = try scratchDirectory("receiptd-startup")
         defer { try? FileManager.default.removeItem(at: directory) }
         let catalogue = BrokerFixture.repository.appendingPathComponent("Config/catalogue.json").path
         let rig = try DevRig(overlay: #"{"topics": {"partitions": 2}, "fulfil": {"catalogue": "\#(catalogue)"}, "log": {"progressIntervalSeconds": 1}}"#,
@@ -108,7 +102,7 @@ import Testing
     }
 
     @Test func configNamesItsSourcesAndPrintsPathsAsPaths() async throws {
-        let directory = try Self.directory()
+        let directory = try scratchDirectory("receiptd-startup")
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = BrokerFixture.repository.appendingPathComponent("Config/receiptd.json").path
         let printed = try Worker(["config", "--config", file], environment: ["RECEIPTD_LOG_LEVEL": "debug"], directory: directory)
@@ -120,7 +114,7 @@ import Testing
     }
 
     @Test func onlyArgumentMistakesPrintTheUsage() async throws {
-        let directory = try Self.directory()
+        let directory = try scratchDirectory("receiptd-startup")
         defer { try? FileManager.default.removeItem(at: directory) }
         let mistake = try Worker(["fulfil", "--no-such-option"], directory: directory)
         #expect(await mistake.exit(within: .seconds(30)) == 64)
