@@ -1,22 +1,25 @@
 /// A first-in-first-out buffer with amortised O(1) `append` and `popFirst`, for the
-/// consumer's message buffer (the standard library has no deque and we take no packages).
-struct FIFOBuffer<Element> {
+/// consumer's message buffer and the stage runner's admission queue (the standard library has no
+/// deque and we take no packages).
+public struct FIFOBuffer<Element> {
     private var storage: [Element?] = []
     private var head = 0
 
+    public init() {}
+
     /// The number of buffered elements.
-    var count: Int { storage.count - head }
+    public var count: Int { storage.count - head }
 
     /// Whether nothing is buffered.
-    var isEmpty: Bool { head == storage.count }
+    public var isEmpty: Bool { head == storage.count }
 
     /// Appends at the back.
-    mutating func append(_ element: Element) {
+    public mutating func append(_ element: Element) {
         storage.append(element)
     }
 
     /// Removes and returns the front element.
-    mutating func popFirst() -> Element? {
+    public mutating func popFirst() -> Element? {
         guard head < storage.count else { return nil }
         let element = storage[head].take()
         head += 1
@@ -31,7 +34,8 @@ struct FIFOBuffer<Element> {
     }
 
     /// Removes every element matching `predicate` and returns them in their original order.
-    mutating func removeAll(where predicate: (Element) -> Bool) -> [Element] {
+    @discardableResult
+    public mutating func removeAll(where predicate: (Element) -> Bool) -> [Element] {
         var kept: [Element?] = []
         var removed: [Element] = []
         kept.reserveCapacity(count)
@@ -45,8 +49,10 @@ struct FIFOBuffer<Element> {
     }
 
     /// Drops everything.
-    mutating func removeAll() {
+    public mutating func removeAll() {
         storage.removeAll()
         head = 0
     }
 }
+
+extension FIFOBuffer: Sendable where Element: Sendable {}

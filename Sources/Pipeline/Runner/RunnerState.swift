@@ -1,4 +1,5 @@
 import Foundation
+import Kafka
 
 /// A record handed to a worker, tagged with the incarnation of its partition's state (a
 /// partition revoked and assigned again starts a new generation, so late completions of the old
@@ -71,9 +72,8 @@ struct RunnerState {
     private var chains: [ChainKey: [WorkItem]] = [:]
     /// Chain heads waiting for the spawner.
     private var ready: [WorkItem] = []
-    /// Registered records waiting for room under `maxInFlight`, oldest first (from `waitingHead`).
-    private var waiting: [WorkItem] = []
-    private var waitingHead = 0
+    /// Registered records waiting for room under `maxInFlight`, oldest first.
+    private var waiting = FIFOBuffer<WorkItem>()
     private var nextGeneration = 0
     private var backpressured = false
     private var pause = PauseTracker()
@@ -107,7 +107,7 @@ struct RunnerState {
     /// Records held until their partition is prepared.
     var unpreparedHeldCount: Int { readiness?.heldCount ?? 0 }
     /// Records registered but waiting for room under `maxInFlight` (not in flight).
-    var waitingCount: Int { waiting.count - waitingHead }
+    var waitingCount: Int { waiting.count }
     /// Partitions whose preparation has not returned yet.
     var partitionsBeingPrepared: Int { readiness?.preparingPartitionCount ?? 0 }
 
@@ -143,7 +143,7 @@ struct RunnerState {
         }
         partitions[tp]!.progress.admit(record.offset)
         let item = WorkItem(record: record, generation: partitions[tp]!.generation)
-        if inFlight < maxInFlight && waitingCount == 0 {
+        if inFlight < maxInFlight && waiting.isEmpty {
             start(item, &effects)
         } else {
             waiting.append(item)
@@ -174,18 +174,9 @@ struct RunnerState {
     /// Starts waiting records while there is room, in arrival order; those of a partition revoked
     /// or re-assigned meanwhile are dropped (redelivered to the partition's owner).
     private mutating func startWaiting(_ effects: inout Effects) {
-        while inFlight < maxInFlight, !stopping, waitingHead < waiting.count {
-            let item = waiting[waitingHead]
-            waitingHead += 1
+        while inFlight < maxInFlight, !stopping, let item = waiting.popFirst() {
             let partition = partitions[item.record.topicPartition]
             if partition?.generation == item.generation, partition?.revoking == false { start(item, &effects) }
-        }
-        if waitingHead == waiting.count {
-            waiting.removeAll(keepingCapacity: true)
-            waitingHead = 0
-        } else if waitingHead > 1024, waitingHead * 2 > waiting.count {
-            waiting.removeFirst(waitingHead)
-            waitingHead = 0
         }
     }
 
@@ -416,8 +407,7 @@ struct RunnerState {
     // MARK: helpers
 
     private mutating func dropUnstarted(where matches: (TopicPartition) -> Bool) {
-        waiting = waiting[waitingHead...].filter { !matches($0.record.topicPartition) }
-        waitingHead = 0
+        waiting.removeAll { matches($0.record.topicPartition) }
         var keptReady: [WorkItem] = []
         for item in ready {
             let tp = item.record.topicPartition
