@@ -300,19 +300,19 @@ struct BenchCommand: Command {
         let seconds = Double(result.elapsed.components.seconds) + Double(result.elapsed.components.attoseconds) / 1e18
         printError(String(format: "%d submissions in %.2f s", count, seconds))
         if let usage = result.usage {
-            let workerCPU = usage.cpuSeconds.filter { $0.name != "harness" }
-            for (name, cpu) in workerCPU {
-                let rss = usage.peakResidentBytes.first { $0.name == name }.map { String(format: ", peak RSS %.0f MB", Double($0.bytes) / 1e6) } ?? ""
-                printError(String(format: "  %@: %.2f CPU s, %.0f µs per receipt%@", name, cpu, cpu / Double(count) * 1e6, rss))
+            for worker in usage.workers {
+                let rss = worker.peakResidentBytes.map { String(format: ", peak RSS %.0f MB", Double($0) / 1e6) } ?? ""
+                printError(String(format: "  %@: %.2f CPU s, %.0f µs per receipt%@", worker.name, worker.cpuSeconds,
+                                  worker.cpuSeconds / Double(count) * 1e6, rss))
             }
-            let workers = workerCPU.map(\.seconds).reduce(0, +)
-            let harness = usage.cpuSeconds.first { $0.name == "harness" }?.seconds ?? 0
+            let workers = usage.workers.map(\.cpuSeconds).reduce(0, +)
+            let harness = usage.harnessCPUSeconds
             printError(String(format: "  workers %.0f µs CPU per receipt; with the harness (embedded broker, generator, tally) %.0f µs;"
                               + " cores busy %.0f%% of the window", workers / Double(count) * 1e6,
                               (workers + harness) / Double(count) * 1e6, usage.machineBusyFraction * 100))
             print(String(format: "pipeline_worker_cpu_us_per_receipt=%.0f", workers / Double(count) * 1e6))
             print(String(format: "pipeline_cores_busy_percent=%.0f", usage.machineBusyFraction * 100))
-            let peak = usage.peakResidentBytes.filter { $0.name != "harness" }.map(\.bytes).max() ?? 0
+            let peak = usage.workers.compactMap(\.peakResidentBytes).max() ?? 0
             print(String(format: "pipeline_worker_peak_rss_mb=%.0f", Double(peak) / 1e6))
         }
         print("pipeline_receipts_per_second=\(Int(Double(count) / seconds))")

@@ -74,9 +74,8 @@ struct PipelineRun {
         let baseline = tally.accountedCount
         let total = baseline + submissions.count
 
-        var names: [Int32: String] = [0: "harness"]
-        for worker in harness.workers { names[worker.pid] = worker.name }
-        let startSample = ResourceSample.take(Array(names.keys))
+        let names = Dictionary(uniqueKeysWithValues: harness.workers.map { ($0.pid, $0.name) })
+        let startSample = ResourceSample.take([0] + names.keys)
         let started = ContinuousClock.now
         try await publisher.submit(submissions)
         var lastAccounted = -1
@@ -101,7 +100,7 @@ struct PipelineRun {
             try await Task.sleep(for: .milliseconds(100))
         }
         let elapsed = ContinuousClock.now - started
-        let usage = ResourceUsage(from: startSample, to: ResourceSample.take(Array(names.keys)), names: names)
+        let usage = ResourceUsage(from: startSample, to: ResourceSample.take([0] + names.keys), workers: names)
         await producer.close()
         var ownerCheck: OwnerStateCheck.Result?
         if let owners {

@@ -48,21 +48,32 @@ struct ResourceSample {
 
 /// What a measured window cost.
 struct ResourceUsage {
-    /// CPU seconds per named process over the window.
-    var cpuSeconds: [(name: String, seconds: Double)]
+    /// One worker process over the window.
+    struct Worker {
+        var name: String
+        var cpuSeconds: Double
+        /// Peak resident memory (nil when `/proc` could not say).
+        var peakResidentBytes: Int?
+    }
+
+    /// The workers, by name.
+    var workers: [Worker]
+    /// CPU seconds of this process (in the harnesses: embedded broker, generator, tally).
+    var harnessCPUSeconds: Double
     /// Fraction of the machine's CPU time (all cores) that was busy over the window, any process.
     var machineBusyFraction: Double
-    /// Peak resident memory per named worker process.
-    var peakResidentBytes: [(name: String, bytes: Int)]
 
-    init(from start: ResourceSample, to end: ResourceSample, names: [Int32: String]) {
-        cpuSeconds = names.sorted { $0.value < $1.value }.map { pid, name in
-            (name, max(0, (end.cpu[pid] ?? 0) - (start.cpu[pid] ?? 0)))
+    /// - Parameters:
+    ///   - start: a sample of this process (pid 0) and of `workers`.
+    ///   - end: the same, at the end of the window.
+    ///   - workers: the worker processes' names by pid.
+    init(from start: ResourceSample, to end: ResourceSample, workers names: [Int32: String]) {
+        func cpu(_ pid: Int32) -> Double { max(0, (end.cpu[pid] ?? 0) - (start.cpu[pid] ?? 0)) }
+        workers = names.sorted { $0.value < $1.value }.map { pid, name in
+            Worker(name: name, cpuSeconds: cpu(pid), peakResidentBytes: ResourceSample.peakResidentBytes(of: pid))
         }
+        harnessCPUSeconds = cpu(0)
         let total = end.machineTotal - start.machineTotal
         machineBusyFraction = total > 0 ? (end.machineBusy - start.machineBusy) / total : 0
-        peakResidentBytes = names.sorted { $0.value < $1.value }.compactMap { pid, name in
-            ResourceSample.peakResidentBytes(of: pid).map { (name, $0) }
-        }
     }
 }
