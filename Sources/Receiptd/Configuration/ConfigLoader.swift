@@ -79,6 +79,9 @@ struct ConfigLoader {
     /// Keys whose values are file paths: a relative one in a file means relative to that file's
     /// directory (a configuration file names its catalogue and keys wherever it is run from).
     /// Variables and the built-in defaults stay relative to the working directory.
+    /// Objects of raw librdkafka properties: any key, values as strings, never walked as sections.
+    static let freeFormKeys: Set<String> = ["properties", "consumerProperties"]
+
     static let pathKeys: Set<String> = [
         "fulfil.catalogue", "verify.trustRoots", "verify.receiptTrustRoots", "verify.serverApi.keyPath",
         "verify.verifyReceipt.sharedSecretPath",
@@ -92,7 +95,7 @@ struct ConfigLoader {
         var out = overlay
         for (key, value) in overlay {
             let keyPath = (path + [key]).joined(separator: ".")
-            if let section = value as? [String: Any], key != "properties", key != "consumerProperties" {
+            if let section = value as? [String: Any], !Self.freeFormKeys.contains(key) {
                 out[key] = resolvingPaths(in: section, relativeTo: file, path: path + [key])
             } else if pathKeys.contains(keyPath) {
                 if let single = value as? String { out[key] = resolve(single) }
@@ -118,7 +121,7 @@ struct ConfigLoader {
                 guard let sub = value as? [String: Any] else {
                     throw LoadError(description: "\(source): '\(keyPath)' must be an object")
                 }
-                if key == "properties" || key == "consumerProperties" {
+                if Self.freeFormKeys.contains(key) {
                     // Free-form librdkafka properties: any key, values as strings.
                     tree[key] = section.merging(sub.mapValues { "\($0)" }) { _, new in new }
                 } else if key == "budgets" {
