@@ -9,7 +9,7 @@ extension KafkaConsumer {
         let state: Mutex<StateMachine>
         let events: AsyncStream<KafkaConsumerEvent>
         private let eventSink: AsyncStream<KafkaConsumerEvent>.Continuation
-        private let onPartitionsRevoked: (@Sendable ([KafkaTopicPartition]) -> Void)?
+        private let onPartitionsRevoked: (@Sendable ([KafkaTopicPartition], Bool) -> Void)?
         let onPartitionsAssigned: (@Sendable ([KafkaTopicPartition]) -> Void)?
         private let revokeDrainTimeout: Duration?
         let commitsOffsets: Bool
@@ -41,10 +41,10 @@ extension KafkaConsumer {
                     onPartitionsAssigned?(partitions)
                     emit(.partitionsAssigned(partitions))
                 },
-                revoking: { [self] partitions in
+                revoking: { [self] partitions, lost in
                     let paused = state.withLock { $0.willRevoke(partitions) }
                     guard !partitions.isEmpty else { return paused }
-                    onPartitionsRevoked?(partitions)
+                    onPartitionsRevoked?(partitions, lost)
                     if let revokeDrainTimeout { _ = waitForStoredOffsets(of: partitions, timeout: revokeDrainTimeout) }
                     return paused
                 },

@@ -147,6 +147,18 @@ public final class KafkaProducer: Sendable {
         }
     }
 
+    /// Messages handed to librdkafka whose delivery report has not been served yet.
+    public var outstandingCount: Int { client.outstandingCount }
+
+    /// Gives up on every message not yet sent to a broker: their sends fail (librdkafka's
+    /// `_PURGE_QUEUE`) and they are never written. A message already in a request keeps its
+    /// outcome. For a writer that has just lost the right to write (a consumer group took its
+    /// partitions away): nothing it queued may land after the next owner has started.
+    /// - Throws: ``KafkaError`` when librdkafka refuses.
+    public func discardUnsent() throws {
+        if let error = client.purgeQueued() { throw error }
+    }
+
     /// Flushes outstanding messages (waiting at most the configured message timeout), stops
     /// the poll thread and fails anything still pending with ``KafkaError/Code/clientClosed``.
     /// Later sends fail with ``KafkaError/Code/clientClosed``. Safe to call more than once.

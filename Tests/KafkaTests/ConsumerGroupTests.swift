@@ -67,7 +67,7 @@ struct ConsumerGroupTests {
             configuration.autoCommitInterval = .seconds(60)
             if let revoked {
                 // Member A drains through its own hook...
-                configuration.onPartitionsRevoked = { partitions in
+                configuration.onPartitionsRevoked = { partitions, _ in
                     revoked.withLock { $0.append(partitions) }
                     _ = drain.value?.waitForStoredOffsets(of: partitions, timeout: .seconds(5))
                 }

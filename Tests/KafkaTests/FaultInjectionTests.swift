@@ -47,4 +47,31 @@ struct FaultInjectionTests {
         await consumer.close()
         await producer.close()
     }
+
+    @Test("messages discarded while the broker is down are never written, and the producer goes on")
+    func discardedMessagesNeverLand() async throws {
+        let cluster = try KafkaMockCluster()
+        let topic = uniqueTopic("discard")
+        try cluster.createTopic(name: topic, partitions: 1)
+        let producer = try KafkaProducer(configuration: .test(cluster.bootstrapServers))
+        _ = try await producer.sendAll(makeMessages(10, topic: topic, partitions: 1))
+
+        cluster.setBrokerDown(1)
+        let stranded = Task { try await producer.sendAll(makeMessages(20, topic: topic, partitions: 1, offset: 10)) }
+        // Discarding before the sends reached librdkafka would discard nothing: wait until they are queued.
+        while producer.outstandingCount < 20 { try await Task.sleep(for: .milliseconds(5)) }
+        try producer.discardUnsent()
+        await #expect(throws: KafkaError.self) { try await stranded.value }
+        cluster.setBrokerUp(1)
+
+        // The idempotent producer is still usable, and only what was not discarded is in the log.
+        let after = try await producer.sendAll(makeMessages(5, topic: topic, partitions: 1, offset: 30))
+        #expect(after.map(\.offset) == Array(10..<15))
+        let consumer = try KafkaConsumer(configuration: .test(cluster.bootstrapServers,
+                                                              partitions: [.beginning(topic: topic, partition: 0)]))
+        let marks = try await consumer.watermarks(topic: topic, partition: 0)
+        #expect(marks.high == 15)
+        await consumer.close()
+        await producer.close()
+    }
 }

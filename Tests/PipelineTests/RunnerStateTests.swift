@@ -236,4 +236,19 @@ import Testing
         #expect(effects.stores.map(\.1) == [5])
         #expect(state.inFlight == 0)
     }
+
+    /// A lost assignment fences the records still running: they may not write any more (the
+    /// group may have handed the partition to another member already); a handed-over one may.
+    @Test func aLostAssignmentFencesItsRunningRecords() {
+        for lost in [false, true] {
+            var state = RunnerState(maxInFlight: 10, resumeThreshold: 5)
+            _ = state.assigned([p0])
+            _ = state.offer(record(5), due: nil, now: .distantPast)
+            let running = state.takeReady().items
+            _ = state.beginRevocation([p0], lost: lost)
+            #expect(state.isCurrent(running[0]) == !lost)
+            let effects = state.complete(running[0], processed: !lost)
+            #expect(effects.stores.map(\.1) == (lost ? [] : [5]))  // an abandoned record's offset is not stored
+        }
+    }
 }

@@ -329,6 +329,40 @@ struct StageRunnerTests {
         #expect(events.value.contains("done p0-b"))
     }
 
+    /// After a lost assignment (an expired session) the partition may already be another
+    /// member's: a record still processing writes nothing, the sink's unsent records are
+    /// discarded, and the offset stays for the next owner, which processes the record once.
+    @Test func aLostAssignmentWritesNothingMoreForItsRecords() async throws {
+        let transport = InMemoryTransport(partitions: ["receipts.ingested": 1])
+        let gate = Gate()
+        let started = Probe(false)
+        let stage = ClosureStage { message, _ in
+            started.update { $0 = true }
+            if message.id == "m0" { try await gate.wait() }
+            return .emit([TestOutput(id: message.id, recordKey: message.key)])
+        }
+        let sink = DiscardCountingSink(inner: transport.sink)
+        transport.produce(TestMessage(id: "m0"), partition: 0)
+        let runner = StageRunner(stage: stage, source: transport.source(group: "g", topics: [input]), sink: sink,
+                                 logger: .disabled, metrics: MetricsRegistry(), clock: { Fixtures.now })
+        try await whileRunning(runner) {
+            #expect(await started.waitUntil { $0 })
+            let p0 = TopicPartition(topic: input, partition: 0)
+            async let revoked: Void = transport.revoke(group: "g", partitions: [p0], lost: true)
+            #expect(await sink.discards.waitUntil { $0 >= 1 })  // fenced before m0 finishes processing
+            gate.open()
+            await revoked
+            #expect(transport.outputIds().isEmpty)
+            #expect(transport.storedOffset(group: "g", topic: input, partition: 0) == nil)
+        }
+        // The next owner (here the same group again) processes it: once.
+        let again = self.runner(stage, transport, group: "g")
+        try await whileRunning(again) {
+            #expect(await transport.waitUntil { $0.storedOffset(group: "g", topic: "receipts.ingested", partition: 0) == 0 })
+        }
+        #expect(transport.outputIds() == ["m0"])
+    }
+
     @Test func gracefulShutdownDrainsInFlightRecords() async throws {
         let transport = InMemoryTransport()
         let gate = Gate()
@@ -413,4 +447,14 @@ struct StageRunnerTests {
             try StageRunnerConfiguration(processingTimeout: .zero).validate()
         }
     }
+}
+
+/// Counts ``RecordSink/discardUnsent()`` calls around the in-memory sink.
+private struct DiscardCountingSink: RecordSink {
+    let inner: InMemoryRecordSink
+    let discards = Probe(0)
+
+    func send(_ records: [OutboundRecord]) async throws { try await inner.send(records) }
+
+    func discardUnsent() async { discards.update { $0 += 1 } }
 }

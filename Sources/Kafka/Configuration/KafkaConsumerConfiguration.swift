@@ -83,9 +83,14 @@ public struct KafkaConsumerConfiguration: Sendable {
     /// dropped before the call; they will be redelivered to the partitions' next owner.
     /// ``KafkaConsumer/waitForStoredOffsets(of:timeout:)`` is a ready-made drain.
     ///
+    /// The second argument says whether the assignment was *lost* (`rd_kafka_assignment_lost`:
+    /// the session timed out or the poll interval was exceeded): the group has then already
+    /// handed the partitions to another member, which may be working on them now, so work in
+    /// flight must be abandoned, not finished, and nothing more written for them.
+    ///
     /// - Important: The hook is stored by the consumer; capture the consumer weakly (or through
     ///   a box you clear) to avoid a reference cycle.
-    public var onPartitionsRevoked: (@Sendable ([KafkaTopicPartition]) -> Void)?
+    public var onPartitionsRevoked: (@Sendable (_ partitions: [KafkaTopicPartition], _ lost: Bool) -> Void)?
     /// Called synchronously on the consumer's poll thread when partitions are assigned (for a
     /// ``ConsumptionStrategy/partitions(_:)`` consumer: once, from `init`), before any message of
     /// them is handed out. Use it to learn an assignment in order with the messages: every

@@ -94,6 +94,17 @@ final class RDKafkaProducerClient: @unchecked Sendable {
             result, context: "flush left \(rd_kafka_outq_len(client.handle)) messages or requests outstanding")
     }
 
+    /// Messages (and requests) librdkafka has not settled yet.
+    var outstandingCount: Int { Int(rd_kafka_outq_len(client.handle)) }
+
+    /// Fails every message still waiting in librdkafka's queues (not yet in a request to a
+    /// broker) with `_PURGE_QUEUE`, without blocking; messages already sent keep their outcome.
+    func purgeQueued() -> KafkaError? {
+        let flags = Int32(RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_NON_BLOCKING)
+        let result = rd_kafka_purge(client.handle, flags)
+        return result == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : KafkaError(result, context: "purge")
+    }
+
     /// The client's fatal error, if any.
     func fatalError() -> KafkaError? {
         client.fatalError()

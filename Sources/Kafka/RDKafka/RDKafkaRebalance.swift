@@ -10,9 +10,10 @@ import CRdKafka
 struct RDKafkaRebalanceHandlers: Sendable {
     /// The partitions were added to the assignment.
     var assigned: @Sendable ([KafkaTopicPartition]) -> Void
-    /// The partitions are about to be revoked; their offsets have not been committed yet.
-    /// Returns those of them the consumer has paused in librdkafka (to be resumed before unassign).
-    var revoking: @Sendable ([KafkaTopicPartition]) -> [KafkaTopicPartition]
+    /// The partitions are about to be revoked (the flag: the assignment was lost); their offsets
+    /// have not been committed yet. Returns those of them the consumer has paused in librdkafka
+    /// (to be resumed before unassign).
+    var revoking: @Sendable ([KafkaTopicPartition], _ lost: Bool) -> [KafkaTopicPartition]
     /// The partitions left the assignment.
     var revoked: @Sendable ([KafkaTopicPartition]) -> Void
     /// A step of the rebalance failed.
@@ -44,7 +45,8 @@ func rdKafkaRebalanceCallback(
         handlers.assigned(topicPartitions)
 
     case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
-        let paused = handlers.revoking(topicPartitions)
+        let lost = rd_kafka_assignment_lost(rk) != 0
+        let paused = handlers.revoking(topicPartitions, lost)
         // librdkafka keeps a partition's pause flag across unassign and assign: one paused when a
         // rebalance takes it away would come back paused, while the consumer (which forgets pauses
         // on revoke) believes it fresh, and it would never be fetched again. So the partitions the
@@ -56,7 +58,7 @@ func rdKafkaRebalanceCallback(
             let resumed = rd_kafka_resume_partitions(rk, list.pointer)
             if resumed != RD_KAFKA_RESP_ERR_NO_ERROR { handlers.error(KafkaError(resumed, context: "resume on revoke")) }
         }
-        if rd_kafka_assignment_lost(rk) == 0 {
+        if !lost {
             // Synchronous: the next owner must see these offsets when it starts.
             let result = rd_kafka_commit(rk, nil, 0)
             if result != RD_KAFKA_RESP_ERR_NO_ERROR && result != RD_KAFKA_RESP_ERR__NO_OFFSET {

@@ -43,6 +43,8 @@ struct RunnerState {
         var progress = PartitionProgress()
         var running = 0
         var revoking = false
+        /// The assignment was lost (``PartitionRevocation/lost``): its records write nothing more.
+        var lost = false
     }
 
     private struct ChainKey: Hashable {
@@ -332,9 +334,14 @@ struct RunnerState {
     }
 
     /// Partitions are being revoked: stop starting their records and drop those not started.
-    mutating func beginRevocation(_ revoked: Set<TopicPartition>) -> Effects {
+    /// When the assignment was `lost`, records already running are fenced as well: they end
+    /// abandoned at their next delivery instead of writing (``isCurrent(_:)``).
+    mutating func beginRevocation(_ revoked: Set<TopicPartition>, lost: Bool = false) -> Effects {
         var effects = Effects()
-        for tp in revoked { partitions[tp]?.revoking = true }
+        for tp in revoked {
+            partitions[tp]?.revoking = true
+            if lost { partitions[tp]?.lost = true }
+        }
         known.subtract(revoked)
         pause.forget(revoked)
         gate.drop(revoked)
@@ -381,10 +388,12 @@ struct RunnerState {
 
     // MARK: queries
 
-    /// Whether `item` still belongs to its partition's current incarnation (false once the
-    /// partition was released after a revocation, or revoked and assigned again).
+    /// Whether `item` may still write: it belongs to its partition's current incarnation (false
+    /// once the partition was released after a revocation, or revoked and assigned again) and
+    /// that assignment was not lost.
     func isCurrent(_ item: WorkItem) -> Bool {
-        partitions[item.record.topicPartition]?.generation == item.generation
+        guard let partition = partitions[item.record.topicPartition] else { return false }
+        return partition.generation == item.generation && !partition.lost
     }
 
     /// Whether a wait condition holds.

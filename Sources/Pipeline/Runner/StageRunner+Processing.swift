@@ -120,12 +120,15 @@ extension StageRunner {
             let state = outbound.filter { $0.partition != nil }, others = outbound.filter { $0.partition == nil }
             if !others.isEmpty, !state.isEmpty {
                 try await sink.send(others)
+                // The assignment may have been lost meanwhile: the state record then stays unwritten.
+                guard inspect({ $0.isCurrent(item) }) else { return .abandoned }
                 try await sink.send(state)
             } else if !outbound.isEmpty {
                 try await sink.send(outbound)
             }
         } catch {
-            if Task.isCancelled { return .abandoned }
+            // Cancelled, or fenced by a lost assignment (whose unsent outputs were discarded).
+            if Task.isCancelled || !inspect({ $0.isCurrent(item) }) { return .abandoned }
             recordLogger.error("delivery failed; offset not stored, stopping", metadata: [
                 LoggingKeys.errorMessage: .string("\(error)"),
             ])

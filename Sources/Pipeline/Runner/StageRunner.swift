@@ -305,14 +305,26 @@ public final class StageRunner<S: Stage>: Sendable {
 
     // MARK: revocation
 
+    /// Drains revoked partitions, then acknowledges. A lost assignment is not drained but fenced:
+    /// the group may already have handed the partitions to a member that is rebuilding their
+    /// state, and an output of ours landing after that rebuild would be emitted twice. So records
+    /// still running write nothing more, and what the sink still holds unsent is discarded (once
+    /// at once, and once more after they settled, for a send that passed the fence just before).
     private func settle(_ revocation: PartitionRevocation) async {
         let revoked = Set(revocation.partitions)
-        logger.info("partitions revoked; draining", metadata: [LoggingKeys.kafkaPartition: .string(describe(revocation.partitions))])
-        await perform(mutate { $0.beginRevocation(revoked) })
+        if revocation.lost {
+            logger.warning("partitions lost (session expired); abandoning their records in flight",
+                           metadata: [LoggingKeys.kafkaPartition: .string(describe(revocation.partitions))])
+        } else {
+            logger.info("partitions revoked; draining", metadata: [LoggingKeys.kafkaPartition: .string(describe(revocation.partitions))])
+        }
+        await perform(mutate { $0.beginRevocation(revoked, lost: revocation.lost) })
+        if revocation.lost { await sink.discardUnsent() }
         if await !waitFor(.partitionsQuiet(revoked), timeout: configuration.revocationTimeout) {
             logger.warning("revocation timeout expired; releasing partitions with records in flight",
                            metadata: [LoggingKeys.kafkaPartition: .string(describe(revocation.partitions))])
         }
+        if revocation.lost { await sink.discardUnsent() }
         await perform(mutate { $0.flushStores(revoked) })
         _ = await waitFor(.partitionsQuiet(revoked), timeout: configuration.revocationTimeout)
         let released = mutate { $0.finishRevocation(revoked) }

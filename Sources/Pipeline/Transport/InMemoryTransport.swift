@@ -154,10 +154,10 @@ public final class InMemoryTransport: Sendable {
 
     /// Revokes partitions from `group` (a rebalance) and returns once the consumer acknowledged.
     /// Nothing more is delivered from them; undelivered and unstored records stay for the next
-    /// owner, which resumes after the stored offset.
-    public func revoke(group: String, partitions: [TopicPartition]) async {
+    /// owner, which resumes after the stored offset. `lost`: as after an expired session.
+    public func revoke(group: String, partitions: [TopicPartition], lost: Bool = false) async {
         await withCheckedContinuation { (acknowledged: CheckedContinuation<Void, Never>) in
-            let revocation = PartitionRevocation(partitions: partitions) { [self] in
+            let revocation = PartitionRevocation(partitions: partitions, lost: lost) { [self] in
                 acknowledged.resume()
                 mutate { _ in }
             }

@@ -4,4 +4,14 @@ public protocol RecordSink: Sendable {
     /// (its delivery report arrived). Throws if any of them failed; some may then have been
     /// written (the runner treats the whole batch as not delivered, which is at-least-once).
     func send(_ records: [OutboundRecord]) async throws
+
+    /// Gives up on records sent but not yet on their way to the broker: their sends fail and they
+    /// are never written. The runner calls it when its assignment was lost, so that nothing it
+    /// queued lands after the partitions' next owner rebuilt its state.
+    func discardUnsent() async
+}
+
+extension RecordSink {
+    /// Nothing is queued outside the call (in-memory sinks write at once).
+    public func discardUnsent() async {}
 }

@@ -17,16 +17,22 @@ public enum SourceEvent: Sendable {
 public struct PartitionRevocation: Sendable {
     /// The partitions being revoked.
     public let partitions: [TopicPartition]
+    /// Whether the assignment was lost rather than handed over (the member's session expired):
+    /// the group may already have given the partitions to another member, so in-flight work must
+    /// write nothing more.
+    public let lost: Bool
     private let onAcknowledge: @Sendable () -> Void
     private let acknowledged = AcknowledgedFlag()
 
     /// Creates a revocation.
     /// - Parameters:
     ///   - partitions: the partitions being revoked.
+    ///   - lost: whether the assignment was lost (``lost``).
     ///   - onAcknowledge: called (once) when the consumer is done with them; a Kafka adapter
     ///     completes the rebalance (`unassign`/`incremental_unassign`) here.
-    public init(partitions: [TopicPartition], onAcknowledge: @escaping @Sendable () -> Void) {
+    public init(partitions: [TopicPartition], lost: Bool = false, onAcknowledge: @escaping @Sendable () -> Void) {
         self.partitions = partitions
+        self.lost = lost
         self.onAcknowledge = onAcknowledge
     }
 

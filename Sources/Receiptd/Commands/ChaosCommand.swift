@@ -207,6 +207,7 @@ struct ChaosCommand: Command {
 
         ledger.retentionViolations = await retentionViolations(harness)
         ledger.counts = tally.snapshot
+        ledger.lostTrace = await LostSubmissionTrace(harness: harness).run(Set(ledger.lostIds.prefix(5)))
         ledger.appStore = harness.appStore.statistics
         ledger.exitedOnTheirOwn = harness.exitedWorkers
         for worker in workerList { worker.send(SIGTERM) }

@@ -5,6 +5,8 @@ import Pipeline
 /// What a chaos run did and what became of every submission.
 struct ChaosLedger {
     var expectations: [String: SubmissionExpectation] = [:]
+    /// Where the lost submissions got to (``LostSubmissionTrace``), for the first few.
+    var lostTrace: [String: [String]] = [:]
     /// The final-owner-state check.
     var owners: OwnerStateCheck.Result?
     var kills = 0
@@ -22,6 +24,9 @@ struct ChaosLedger {
 
     /// Submissions without any verdict.
     func lost(submissions: Int) -> Int { submissions - counts.accounted.count }
+
+    /// The submissions with no verdict, sorted.
+    var lostIds: [String] { expectations.keys.filter { !counts.accounted.contains($0) }.sorted() }
     /// Entitlement events seen more than once (the same transaction's change emitted twice).
     var duplicated: Int { counts.eventPositions.values.filter { $0.count > 1 }.count }
     /// Submissions whose final verdict is still a dead letter.
@@ -85,8 +90,9 @@ struct ChaosLedger {
         row("still dead-lettered", stillDeadLettered.values.reduce(0, +))
         for (reason, n) in stillDeadLettered.sorted(by: { $0.key < $1.key }) { row("    " + reason, n) }
         row("LOST (no verdict)", lost(submissions: submissions))
-        for id in expectations.keys.filter({ !counts.accounted.contains($0) }).sorted().prefix(5) {
+        for id in lostIds.prefix(5) {
             lines.append("    ! \(id): expected \(expectations[id].map { "\($0)" } ?? "?")")
+            for place in lostTrace[id] ?? [] { lines.append("        \(place)") }
         }
         row("DUPLICATED (event emitted twice)", duplicated)
         for (eventId, positions) in counts.eventPositions.filter({ $0.value.count > 1 }).sorted(by: { $0.key < $1.key }).prefix(5) {

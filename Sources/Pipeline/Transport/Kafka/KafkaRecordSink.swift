@@ -24,6 +24,12 @@ public final class KafkaRecordSink: RecordSink {
         })
     }
 
+    /// Purges the producer's queue (``KafkaProducer/discardUnsent()``). A refusal means nothing
+    /// was queued that could be purged (librdkafka refuses only invalid flags or a non-producer).
+    public func discardUnsent() async {
+        try? producer.discardUnsent()
+    }
+
     /// Flushes what is queued and closes the producer.
     public func close() async {
         await producer.close()

@@ -65,7 +65,7 @@ public final class KafkaRecordSource: RecordSource {
             }
             channel?.yieldControl(.assigned(mapped))
         }
-        configuration.onPartitionsRevoked = { partitions in
+        configuration.onPartitionsRevoked = { partitions, lost in
             let acknowledged = DispatchSemaphore(value: 0)
             let mapped = partitions.map { TopicPartition(topic: $0.topic, partition: $0.partition) }
             // Ownership ends first: a record of these partitions not yet enqueued is refused from
@@ -78,7 +78,7 @@ public final class KafkaRecordSource: RecordSource {
             // assignment: refuse it now, before the partitions can be assigned again.
             let revoked = Set(mapped)
             channel?.refuseWaiting { revoked.contains($0.topicPartition) }
-            channel?.yieldControl(.revoked(PartitionRevocation(partitions: mapped, onAcknowledge: { acknowledged.signal() })))
+            channel?.yieldControl(.revoked(PartitionRevocation(partitions: mapped, lost: lost, onAcknowledge: { acknowledged.signal() })))
             if channel != nil, acknowledged.wait(timeout: .now() + .milliseconds(waitMilliseconds)) == .timedOut {
                 logger.warning("revocation not acknowledged in time; releasing partitions", metadata: [
                     LoggingKeys.kafkaPartition: .string(partitions.map(\.description).joined(separator: ",")),
