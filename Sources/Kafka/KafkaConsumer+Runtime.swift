@@ -34,8 +34,8 @@ extension KafkaConsumer {
 
         var rebalanceHandlers: RDKafkaRebalanceHandlers {
             RDKafkaRebalanceHandlers(
-                assigned: { [self] partitions in
-                    state.withLock { $0.didAssign(partitions) }
+                assigned: { [self] partitions, starts in
+                    state.withLock { $0.didAssign(partitions, starts: starts) }
                     guard !partitions.isEmpty else { return }
                     // Still on the poll thread: no message of these partitions is handed out yet.
                     onPartitionsAssigned?(partitions)
@@ -84,7 +84,7 @@ extension KafkaConsumer {
         func runPollLoop(client: RDKafkaConsumerClient) {
             while state.withLock({ $0.lifecycle == .running }) {
                 applyPauses(client: client)
-                guard deliver(client.poll(timeoutMilliseconds: 100, maxMessages: 512)) else { continue }
+                guard deliver(client.poll(timeoutMilliseconds: 100, maxMessages: 512), client: client) else { continue }
                 // Pausing discards what librdkafka has prefetched and refetches it after the
                 // resume (with librdkafka 2.0.2's fetch backoff), which costs far more than keeping
                 // it. So first move what is already queued locally into the buffer; librdkafka's
@@ -94,7 +94,7 @@ extension KafkaConsumer {
                     let polled = client.poll(timeoutMilliseconds: 0, maxMessages: 512)
                     if polled.isEmpty { break }
                     drained += polled.count
-                    _ = deliver(polled)
+                    _ = deliver(polled, client: client)
                 }
             }
             close(client: client)
@@ -102,7 +102,7 @@ extension KafkaConsumer {
 
         /// Hands polled messages to the state machine and reports errors.
         /// - Returns: Whether backpressure engaged.
-        private func deliver(_ polled: [RDKafkaPolled]) -> Bool {
+        private func deliver(_ polled: [RDKafkaPolled], client: RDKafkaConsumerClient) -> Bool {
             if polled.isEmpty { return false }
             var messages: [KafkaConsumerMessage] = []
             messages.reserveCapacity(polled.count)
@@ -115,7 +115,25 @@ extension KafkaConsumer {
             if messages.isEmpty { return false }
             let wakeups = state.withLock { $0.messagesPolled(messages) }
             wakeups.run(wakingWith: {})
+            if !wakeups.seeks.isEmpty { repairSkips(wakeups.seeks, client: client) }
             return wakeups.backpressureEngaged
+        }
+
+        /// Sends partitions whose fetching skipped offsets back to the first one skipped
+        /// (``FetchPosition``). A failed seek leaves them waiting for it: nothing of theirs is
+        /// handed out past the skip, and the next message polled asks for the seek again.
+        private func repairSkips(_ seeks: [KafkaTopicPartitionOffset], client: RDKafkaConsumerClient) {
+            let names = seeks.map { "\($0.topic)[\($0.partition)]@\($0.offset)" }.joined(separator: ",")
+            do {
+                try client.seek(seeks)
+                state.withLock { $0.didSeek(seeks) }
+                emit(.error(KafkaError(code: .skippedOffsets, message: "fetching skipped offsets; sent back to \(names)",
+                                       isRetriable: true)))
+            } catch let error as KafkaError {
+                state.withLock { $0.seekFailed(seeks) }
+                emit(.error(KafkaError(code: .skippedOffsets, message: "fetching skipped offsets at \(names); seek failed: \(error)",
+                                       isRetriable: true)))
+            } catch {}
         }
 
         private func applyPauses(client: RDKafkaConsumerClient) {

@@ -15,6 +15,8 @@ extension KafkaConsumer {
         var waiters: [(Waiter, NextResult)] = []
         /// Whether the poll thread must re-evaluate pauses now instead of after its poll timeout.
         var wakePollThread = false
+        /// Partitions whose fetching skipped offsets: the poll thread seeks them back here.
+        var seeks: [KafkaTopicPartitionOffset] = []
         /// Backpressure just engaged: the poll thread should move what librdkafka already has
         /// queued locally into the buffer before pausing (pausing would discard it, to be fetched
         /// again after the resume).
@@ -66,6 +68,12 @@ extension KafkaConsumer {
         /// How often backpressure engaged (for tests and metrics).
         private(set) var backpressurePauseCount = 0
 
+        /// Per partition of the current assignment, the offset the next polled message must have
+        /// (see ``FetchPosition``).
+        private var positions: [KafkaTopicPartition: FetchPosition] = [:]
+        /// How often fetching skipped offsets and was sent back (for tests and metrics).
+        private(set) var skipsRepaired = 0
+
         /// Highest offset handed out per partition, and highest `offset + 1` stored.
         private var delivered: [KafkaTopicPartition: Int64] = [:]
         private var stored: [KafkaTopicPartition: Int64] = [:]
@@ -86,6 +94,16 @@ extension KafkaConsumer {
             for var message in messages {
                 let partition = message.topicPartition
                 guard assigned.contains(partition), !revoking.contains(partition) else { continue }
+                switch positions[partition, default: FetchPosition()].accept(message.offset) {
+                case .accept:
+                    break
+                case .drop:
+                    continue
+                case .seek(let offset):
+                    skipsRepaired += 1
+                    wakeups.seeks.append(KafkaTopicPartitionOffset(partition, offset: offset))
+                    continue
+                }
                 message.assignmentGeneration = generations[partition] ?? 0
                 if userPaused.contains(partition) {
                     held[partition, default: []].append(message)
@@ -217,8 +235,11 @@ extension KafkaConsumer {
 
         // MARK: Rebalance
 
-        mutating func didAssign(_ partitions: [KafkaTopicPartition]) {
+        /// Partitions were assigned; `starts` are the offsets fetching begins at, where known
+        /// (the group's committed offsets), so that a first message past them counts as a skip.
+        mutating func didAssign(_ partitions: [KafkaTopicPartition], starts: [KafkaTopicPartition: Int64] = [:]) {
             for partition in partitions {
+                positions[partition] = FetchPosition(next: starts[partition])
                 generations[partition] = nextGeneration
                 nextGeneration += 1
                 assigned.insert(partition)
@@ -243,9 +264,21 @@ extension KafkaConsumer {
             return paused.sorted { ($0.topic, $0.partition) < ($1.topic, $1.partition) }
         }
 
+        /// The poll thread performed the seeks a ``Wakeups`` asked for: messages of those
+        /// partitions polled from now on come from the new position.
+        mutating func didSeek(_ seeks: [KafkaTopicPartitionOffset]) {
+            for seek in seeks { positions[seek.topicPartition]?.seekPerformed() }
+        }
+
+        /// The seeks could not be performed: they are asked for again by the next message polled.
+        mutating func seekFailed(_ seeks: [KafkaTopicPartitionOffset]) {
+            for seek in seeks { positions[seek.topicPartition]?.seekFailed() }
+        }
+
         /// After unassign: forget `partitions` entirely.
         mutating func didRevoke(_ partitions: [KafkaTopicPartition]) -> [DispatchSemaphore] {
             for partition in partitions {
+                positions[partition] = nil
                 generations[partition] = nil
                 assigned.remove(partition)
                 revoking.remove(partition)

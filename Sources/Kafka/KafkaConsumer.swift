@@ -54,7 +54,9 @@ public final class KafkaConsumer: Sendable {
         case .partitions(let positions):
             try client.assign(positions)
             let partitions = positions.map(\.topicPartition)
-            runtime.state.withLock { $0.didAssign(partitions) }
+            var starts: [KafkaTopicPartition: Int64] = [:]
+            for position in positions where position.offset >= 0 { starts[position.topicPartition] = position.offset }
+            runtime.state.withLock { $0.didAssign(partitions, starts: starts) }
             runtime.onPartitionsAssigned?(partitions)
             runtime.emit(.partitionsAssigned(partitions))
         }

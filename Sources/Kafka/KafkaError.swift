@@ -43,12 +43,17 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
         /// An argument (topic name, partition, offset) was invalid.
         public static let invalidArgument = Code(rawValue: -10_005)
 
+        /// A consumer's fetching skipped offsets of a partition (a librdkafka position error); the
+        /// consumer sent the partition back to the first offset skipped.
+        public static let skippedOffsets = Code(rawValue: -10_006)
+
         private static let ownNames: [Int32: String] = [
             -10_001: "INVALID_CONFIGURATION",
             -10_002: "CLIENT_CLOSED",
             -10_003: "PARTITION_NOT_ASSIGNED",
             -10_004: "CANCELLED",
             -10_005: "INVALID_ARGUMENT",
+            -10_006: "SKIPPED_OFFSETS",
         ]
     }
 

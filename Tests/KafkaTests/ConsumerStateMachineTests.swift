@@ -56,4 +56,58 @@ struct ConsumerStateMachineTests {
         #expect(machine.isBackpressurePaused)
         #expect(machine.reconcilePauses().pause == [p0])
     }
+
+    private static func messages(_ offsets: Range<Int64>, partition: Int32) -> [KafkaConsumerMessage] {
+        offsets.map { KafkaConsumerMessage(topic: "t", partition: partition, offset: $0, key: nil, value: [], headers: [], timestamp: nil) }
+    }
+
+    @Test("a partition whose fetching starts past its committed offset is sent back, and nothing skipped is handed out")
+    func skippedStartIsSentBack() {
+        var machine = KafkaConsumer.StateMachine(maxBuffered: 100)
+        let p0 = KafkaTopicPartition(topic: "t", partition: 0)
+        machine.didAssign([p0], starts: [p0: 5])
+        let wakeups = machine.messagesPolled(Self.messages(8..<12, partition: 0))
+        #expect(wakeups.seeks == [KafkaTopicPartitionOffset(p0, offset: 5)])
+        #expect(machine.skipsRepaired == 1)
+        // Polled before the seek took effect: dropped, and no second seek asked for.
+        #expect(machine.messagesPolled(Self.messages(12..<14, partition: 0)).seeks.isEmpty)
+        machine.didSeek(wakeups.seeks)
+        _ = machine.messagesPolled(Self.messages(5..<9, partition: 0))
+        var offsets: [Int64] = []
+        while case .deliver(let message, _) = machine.next(waiter: nil) { offsets.append(message.offset) }
+        #expect(offsets == [5, 6, 7, 8])
+    }
+}
+
+@Suite("Fetch position")
+struct FetchPositionTests {
+    @Test("a skip mid-stream asks for one seek; a re-delivery is dropped")
+    func skipAndReplay() {
+        var position = FetchPosition()
+        #expect(position.accept(10) == .accept)  // unknown start: the first message sets it
+        #expect(position.accept(11) == .accept)
+        #expect(position.accept(11) == .drop)    // polled twice
+        #expect(position.accept(15) == .seek(12))
+        #expect(position.accept(16) == .drop)    // before the seek took effect
+        position.seekPerformed()
+        #expect(position.accept(12) == .accept)
+        #expect(position.accept(13) == .accept)
+    }
+
+    @Test("a gap still there after the seek is real (transaction markers, compaction) and accepted")
+    func realGap() {
+        var position = FetchPosition(next: 3)
+        #expect(position.accept(7) == .seek(3))
+        position.seekPerformed()
+        #expect(position.accept(7) == .accept)
+        #expect(position.accept(9) == .seek(8))  // a later gap is checked again
+    }
+
+    @Test("a failed seek is asked for again by the next message past the position")
+    func failedSeek() {
+        var position = FetchPosition(next: 3)
+        #expect(position.accept(5) == .seek(3))
+        position.seekFailed()
+        #expect(position.accept(6) == .seek(3))
+    }
 }

@@ -74,4 +74,85 @@ struct FaultInjectionTests {
         await consumer.close()
         await producer.close()
     }
+
+    /// Fetch errors while a group member reads a topic that is still being written (the chaos
+    /// run injects NOT_LEADER_FOR_PARTITION on Fetch): every offset still arrives, none skipped.
+    @Test("a consumer skips no offset through Fetch request errors", arguments: [false, true])
+    func consumerSkipsNothingThroughFetchErrors(backpressure: Bool) async throws {
+        let cluster = try KafkaMockCluster()
+        let topic = uniqueTopic("fetch-errors")
+        let partitions: Int32 = 4
+        try cluster.createTopic(name: topic, partitions: Int(partitions))
+        let producer = try KafkaProducer(configuration: .test(cluster.bootstrapServers))
+        var configuration = KafkaConsumerConfiguration.test(cluster.bootstrapServers, group: uniqueTopic("g"), topics: [topic])
+        configuration.additionalProperties["fetch.wait.max.ms"] = "10"
+        if backpressure { configuration.maxBufferedMessages = 16 }
+        let consumer = try KafkaConsumer(configuration: configuration)
+        let total = 4000
+        let reader = Task { () throws -> [Int32: [Int64]] in
+            var offsets: [Int32: [Int64]] = [:]
+            var count = 0
+            for try await message in consumer.messages {
+                offsets[message.partition, default: []].append(message.offset)
+                count += 1
+                if backpressure, count % 50 == 0 { try await Task.sleep(for: .milliseconds(2)) }  // a slow application
+                if count == total { break }
+            }
+            return offsets
+        }
+        for batch in 0..<20 {
+            _ = try await producer.sendAll(makeMessages(total / 20, topic: topic, partitions: partitions, offset: batch * total / 20))
+            if batch % 4 == 2 {
+                cluster.pushRequestErrors(apiKey: KafkaMockCluster.ApiKey.fetch,
+                                          errors: [.notLeaderForPartition, .notLeaderForPartition, .notLeaderForPartition])
+            }
+        }
+        let offsets = try await withDeadline(.seconds(60), "reading every offset") { try await reader.value }
+        for partition in 0..<partitions {
+            let got = offsets[partition] ?? []
+            #expect(got == Array(0..<Int64(total / Int(partitions))), "partition \(partition): \(got.count) offsets, first gap after \(zip(got, got.dropFirst()).first { $1 != $0 + 1 }.map { "\($0.0)->\($0.1)" } ?? "none")")
+        }
+        await consumer.close()
+        await producer.close()
+    }
+
+    /// Produce errors while many sends are in flight (the chaos run injects NOT_LEADER and
+    /// REQUEST_TIMED_OUT on Produce): every acknowledged message is in the log, once.
+    @Test("every acknowledged message is written once through Produce request errors")
+    func acknowledgedMessagesLandThroughProduceErrors() async throws {
+        let cluster = try KafkaMockCluster()
+        let topic = uniqueTopic("produce-errors")
+        let partitions: Int32 = 4
+        try cluster.createTopic(name: topic, partitions: Int(partitions))
+        let producer = try KafkaProducer(configuration: .test(cluster.bootstrapServers))
+        let total = 8000, senders = 40
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for sender in 0..<senders {
+                group.addTask {
+                    for chunk in 0..<(total / senders / 10) {
+                        let start = (sender * (total / senders)) + chunk * 10
+                        _ = try await producer.sendAll(makeMessages(10, topic: topic, partitions: partitions, offset: start))
+                    }
+                }
+            }
+            for _ in 0..<6 {
+                try await Task.sleep(for: .milliseconds(30))
+                cluster.pushRequestErrors(apiKey: KafkaMockCluster.ApiKey.produce,
+                                          errors: [.notLeaderForPartition, .notLeaderForPartition, .notLeaderForPartition,
+                                                   .requestTimedOut, .requestTimedOut])
+            }
+            try await group.waitForAll()
+        }
+        let consumer = try KafkaConsumer(configuration: .test(cluster.bootstrapServers,
+                                                              partitions: (0..<partitions).map { .beginning(topic: topic, partition: $0) }))
+        let all = try await take(total, from: consumer)
+        let keys = all.map { String(decoding: $0.key ?? [], as: UTF8.self) }
+        #expect(Set(keys).count == total)
+        for partition in 0..<partitions {
+            let marks = try await consumer.watermarks(topic: topic, partition: partition)
+            #expect(marks.high == Int64(total / Int(partitions)), "partition \(partition): \(marks)")
+        }
+        await consumer.close()
+        await producer.close()
+    }
 }

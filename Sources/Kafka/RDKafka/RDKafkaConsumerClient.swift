@@ -102,6 +102,17 @@ final class RDKafkaConsumerClient: @unchecked Sendable {
         if result != RD_KAFKA_RESP_ERR_NO_ERROR { throw KafkaError(result, context: "resume") }
     }
 
+    /// Moves the fetch positions of assigned partitions; messages fetched before are discarded by
+    /// librdkafka (its op version changes).
+    /// - Important: Blocks until the seeks are performed (at most 5 s).
+    func seek(_ positions: [KafkaTopicPartitionOffset]) throws {
+        let list = RDKafkaTopicPartitionList(positions)
+        if let error = rd_kafka_seek_partitions(client.handle, list.pointer, 5000) {
+            throw KafkaError(consuming: error, context: "seek")
+        }
+        if let error = list.firstError(context: "seek") { throw error }
+    }
+
     /// Commits stored offsets synchronously. "Nothing to commit" counts as success.
     /// - Important: Blocks until the coordinator answers.
     func commitStoredOffsets() throws {

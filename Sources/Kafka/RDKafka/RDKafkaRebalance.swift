@@ -8,8 +8,9 @@ import CRdKafka
 /// runs the application's revoke hook), a resume of those it had paused, then a synchronous commit of stored offsets (unless
 /// the assignment was lost), then `unassign`, then ``revoked``.
 struct RDKafkaRebalanceHandlers: Sendable {
-    /// The partitions were added to the assignment.
-    var assigned: @Sendable ([KafkaTopicPartition]) -> Void
+    /// The partitions were added to the assignment, with the offsets fetching starts at where
+    /// known (the group's committed offsets).
+    var assigned: @Sendable ([KafkaTopicPartition], [KafkaTopicPartition: Int64]) -> Void
     /// The partitions are about to be revoked (the flag: the assignment was lost); their offsets
     /// have not been committed yet. Returns those of them the consumer has paused in librdkafka
     /// (to be resumed before unassign).
@@ -34,6 +35,18 @@ func rdKafkaRebalanceCallback(
 
     switch reason {
     case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
+        // The committed offsets, asked for here rather than left to librdkafka, are where fetching
+        // starts: the consumer then knows the first offset each partition must deliver and can
+        // tell a skip at the very start of an assignment (``FetchPosition``). Without an answer
+        // librdkafka looks them up itself, as before.
+        var starts: [KafkaTopicPartition: Int64] = [:]
+        if rd_kafka_committed(rk, partitions, 10_000) == RD_KAFKA_RESP_ERR_NO_ERROR {
+            for position in RDKafkaTopicPartitionList.positions(of: partitions) where position.offset >= 0 {
+                starts[position.topicPartition] = position.offset
+            }
+        } else {
+            for index in 0..<Int(partitions.pointee.cnt) { partitions.pointee.elems[index].offset = Int64(RD_KAFKA_OFFSET_INVALID) }
+        }
         if isCooperative {
             if let error = rd_kafka_incremental_assign(rk, partitions) {
                 handlers.error(KafkaError(consuming: error, context: "incremental assign"))
@@ -42,7 +55,7 @@ func rdKafkaRebalanceCallback(
             let result = rd_kafka_assign(rk, partitions)
             if result != RD_KAFKA_RESP_ERR_NO_ERROR { handlers.error(KafkaError(result, context: "assign")) }
         }
-        handlers.assigned(topicPartitions)
+        handlers.assigned(topicPartitions, starts)
 
     case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
         let lost = rd_kafka_assignment_lost(rk) != 0

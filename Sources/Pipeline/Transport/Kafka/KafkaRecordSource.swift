@@ -111,7 +111,9 @@ public final class KafkaRecordSource: RecordSource {
                 case .partitionsAssigned, .partitionsRevoked:
                     break  // handled synchronously by the rebalance hooks, in order with the messages
                 case .error(let error):
-                    logger.log(level: error.isFatal ? .error : .debug, "kafka consumer error",
+                    // A repaired skip is rare and worth seeing; librdkafka's transient errors are not.
+                    let level: Logger.Level = error.isFatal ? .error : error.code == .skippedOffsets ? .warning : .debug
+                    logger.log(level: level, "kafka consumer error",
                                metadata: [LoggingKeys.errorMessage: .string("\(error)")])
                 }
             }
