@@ -7,9 +7,11 @@ import Testing
 /// broker suites (EndToEnd, Rebalance, RetryTier, ...) run their stages through it.
 @Suite struct KafkaStageWorkerTests {
     private func worker(maxInFlight: Int, processing: Duration = .seconds(30), grace: Duration = .seconds(25),
-                        messageTimeout: Duration = .seconds(60)) throws -> KafkaStageWorker<IngestStage> {
-        let consumer = KafkaConsumerConfiguration(bootstrapServers: ["127.0.0.1:1"],
+                        messageTimeout: Duration = .seconds(60), maxPollInterval: Duration = .seconds(300)) throws -> KafkaStageWorker<IngestStage> {
+        var consumer = KafkaConsumerConfiguration(bootstrapServers: ["127.0.0.1:1"],
                                                   consumptionStrategy: .group(id: "g", topics: ["receipts.submitted"]))
+        consumer.sessionTimeout = .seconds(6)
+        consumer.maxPollInterval = maxPollInterval
         var producer = KafkaProducerConfiguration(bootstrapServers: ["127.0.0.1:1"])
         producer.messageTimeout = messageTimeout
         return try KafkaStageWorker(stage: IngestStage(), consumer: consumer, producer: producer,
@@ -33,7 +35,11 @@ import Testing
         #expect(worker.configuration.revocationTimeout == .seconds(95))
         let short = try self.worker(maxInFlight: 8, processing: .seconds(1), grace: .seconds(40), messageTimeout: .seconds(2))
         #expect(short.configuration.revocationTimeout == .seconds(40))
-        for worker in [worker, short] {
+        // Never past the group's patience (the rebalance timeout less a heartbeat interval and 2 s):
+        // later, the partitions are another member's while these records could still write.
+        let impatient = try self.worker(maxInFlight: 8, maxPollInterval: .seconds(10))
+        #expect(impatient.configuration.revocationTimeout == .seconds(5))
+        for worker in [worker, short, impatient] {
             await worker.source.close()
             await worker.sink.close()
         }

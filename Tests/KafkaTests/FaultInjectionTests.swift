@@ -125,6 +125,7 @@ struct FaultInjectionTests {
         let partitions: Int32 = 4
         try cluster.createTopic(name: topic, partitions: Int(partitions))
         let producer = try KafkaProducer(configuration: .test(cluster.bootstrapServers))
+        cluster.setBrokerRoundTripTime(1, .milliseconds(30))  // several requests in flight per partition
         let total = 8000, senders = 40
         try await withThrowingTaskGroup(of: Void.self) { group in
             for sender in 0..<senders {

@@ -363,6 +363,39 @@ struct StageRunnerTests {
         #expect(transport.outputIds() == ["m0"])
     }
 
+    /// A revocation that outlasts its timeout (the group stops waiting for this member) fences
+    /// the records still running: the one finishing afterwards writes nothing, and the next owner
+    /// processes it once.
+    @Test func aRevocationPastItsTimeoutFencesTheRecordsStillRunning() async throws {
+        let transport = InMemoryTransport(partitions: ["receipts.ingested": 1])
+        let gate = Gate()
+        let started = Probe(false)
+        let stage = ClosureStage { message, _ in
+            started.update { $0 = true }
+            if message.id == "m0" { try await gate.wait() }
+            return .emit([TestOutput(id: message.id, recordKey: message.key)])
+        }
+        let sink = DiscardCountingSink(inner: transport.sink)
+        transport.produce(TestMessage(id: "m0"), partition: 0)
+        let runner = StageRunner(stage: stage, source: transport.source(group: "g", topics: [input]), sink: sink,
+                                 configuration: StageRunnerConfiguration(revocationTimeout: .milliseconds(50)),
+                                 logger: .disabled, metrics: MetricsRegistry(), clock: { Fixtures.now })
+        try await whileRunning(runner) {
+            #expect(await started.waitUntil { $0 })
+            await transport.revoke(group: "g", partitions: [TopicPartition(topic: input, partition: 0)])
+            // Acknowledged with m0 still processing: fenced, and the producer's unsent records discarded.
+            #expect(sink.discards.value == 1)
+            gate.open()  // m0 finishes while the runner shuts down (which waits for it)
+        }
+        #expect(transport.outputIds().isEmpty)
+        #expect(transport.storedOffset(group: "g", topic: input, partition: 0) == nil)
+        let again = self.runner(stage, transport, group: "g")
+        try await whileRunning(again) {
+            #expect(await transport.waitUntil { $0.storedOffset(group: "g", topic: "receipts.ingested", partition: 0) == 0 })
+        }
+        #expect(transport.outputIds() == ["m0"])
+    }
+
     @Test func gracefulShutdownDrainsInFlightRecords() async throws {
         let transport = InMemoryTransport()
         let gate = Gate()

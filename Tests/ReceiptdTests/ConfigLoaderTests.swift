@@ -33,7 +33,8 @@ import Testing
     }
 
     /// The overlay `receiptd broker --help` recommends for its workers shortens only the session
-    /// and the consumers' fetch wait, to what the harnesses give their workers.
+    /// and the consumers' fetch wait, and keeps one produce request in flight: what the harnesses
+    /// give their workers.
     @Test func theEmbeddedBrokerOverlayShortensTheSessionAndTheFetchWait() throws {
         let config = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Config")
@@ -43,8 +44,12 @@ import Testing
                                         environment: [:]).load()
         #expect(overlaid.kafka.sessionTimeoutSeconds == 10 && base.kafka.sessionTimeoutSeconds == 45)
         #expect(overlaid.kafka.consumerProperties == EmbeddedBroker.consumerProperties && base.kafka.consumerProperties.isEmpty)
+        #expect(overlaid.kafka.producerProperties == EmbeddedBroker.producerProperties && base.kafka.producerProperties.isEmpty)
+        #expect(overlaid.kafka.maxPollIntervalSeconds == 10 && base.kafka.maxPollIntervalSeconds == 300)
         overlaid.kafka.sessionTimeoutSeconds = base.kafka.sessionTimeoutSeconds
+        overlaid.kafka.maxPollIntervalSeconds = base.kafka.maxPollIntervalSeconds
         overlaid.kafka.consumerProperties = base.kafka.consumerProperties
+        overlaid.kafka.producerProperties = base.kafka.producerProperties
         #expect(overlaid == base)
     }
 

@@ -43,8 +43,9 @@ struct RunnerState {
         var progress = PartitionProgress()
         var running = 0
         var revoking = false
-        /// The assignment was lost (``PartitionRevocation/lost``): its records write nothing more.
-        var lost = false
+        /// Its records write nothing more: the assignment was lost (``PartitionRevocation/lost``),
+        /// or its revocation outlasted the time the group waits for this member.
+        var fenced = false
     }
 
     private struct ChainKey: Hashable {
@@ -334,14 +335,11 @@ struct RunnerState {
     }
 
     /// Partitions are being revoked: stop starting their records and drop those not started.
-    /// When the assignment was `lost`, records already running are fenced as well: they end
-    /// abandoned at their next delivery instead of writing (``isCurrent(_:)``).
+    /// When the assignment was `lost`, records already running are fenced as well (``fence(_:)``).
     mutating func beginRevocation(_ revoked: Set<TopicPartition>, lost: Bool = false) -> Effects {
         var effects = Effects()
-        for tp in revoked {
-            partitions[tp]?.revoking = true
-            if lost { partitions[tp]?.lost = true }
-        }
+        for tp in revoked { partitions[tp]?.revoking = true }
+        if lost { fence(revoked) }
         known.subtract(revoked)
         pause.forget(revoked)
         gate.drop(revoked)
@@ -354,6 +352,12 @@ struct RunnerState {
         syncPause(&effects)
         releaseBackpressureIfBelowThreshold(&effects)
         return effects
+    }
+
+    /// Fences partitions: their running records end abandoned at their next delivery instead of
+    /// writing (``isCurrent(_:)``); their offsets are not stored.
+    mutating func fence(_ tps: Set<TopicPartition>) {
+        for tp in tps { partitions[tp]?.fenced = true }
     }
 
     /// Revocation is settled: forget the partitions (a later assignment starts afresh).
@@ -390,10 +394,10 @@ struct RunnerState {
 
     /// Whether `item` may still write: it belongs to its partition's current incarnation (false
     /// once the partition was released after a revocation, or revoked and assigned again) and
-    /// that assignment was not lost.
+    /// the partition is not fenced.
     func isCurrent(_ item: WorkItem) -> Bool {
         guard let partition = partitions[item.record.topicPartition] else { return false }
-        return partition.generation == item.generation && !partition.lost
+        return partition.generation == item.generation && !partition.fenced
     }
 
     /// Whether a wait condition holds.

@@ -305,28 +305,32 @@ public final class StageRunner<S: Stage>: Sendable {
 
     // MARK: revocation
 
-    /// Drains revoked partitions, then acknowledges. A lost assignment is not drained but fenced:
-    /// the group may already have handed the partitions to a member that is rebuilding their
-    /// state, and an output of ours landing after that rebuild would be emitted twice. So records
-    /// still running write nothing more, and what the sink still holds unsent is discarded (once
-    /// at once, and once more after they settled, for a send that passed the fence just before).
+    /// Drains revoked partitions, then acknowledges. Draining is bounded by the revocation
+    /// timeout, which is shorter than the time the group waits for this member: past it the
+    /// group hands the partitions to another member, which rebuilds their state, and an output of
+    /// ours landing after that would be emitted twice. So records still running then are fenced
+    /// (they write nothing more) and what the sink holds unsent is discarded. A lost assignment
+    /// (the session expired) is already someone else's: it is fenced at once, not drained.
     private func settle(_ revocation: PartitionRevocation) async {
         let revoked = Set(revocation.partitions)
+        let partitionsMetadata: Logger.Metadata = [LoggingKeys.kafkaPartition: .string(describe(revocation.partitions))]
         if revocation.lost {
-            logger.warning("partitions lost (session expired); abandoning their records in flight",
-                           metadata: [LoggingKeys.kafkaPartition: .string(describe(revocation.partitions))])
+            logger.warning("partitions lost (session expired); abandoning their records in flight", metadata: partitionsMetadata)
         } else {
-            logger.info("partitions revoked; draining", metadata: [LoggingKeys.kafkaPartition: .string(describe(revocation.partitions))])
+            logger.info("partitions revoked; draining", metadata: partitionsMetadata)
         }
         await perform(mutate { $0.beginRevocation(revoked, lost: revocation.lost) })
-        if revocation.lost { await sink.discardUnsent() }
-        if await !waitFor(.partitionsQuiet(revoked), timeout: configuration.revocationTimeout) {
-            logger.warning("revocation timeout expired; releasing partitions with records in flight",
-                           metadata: [LoggingKeys.kafkaPartition: .string(describe(revocation.partitions))])
+        if revocation.lost {
+            await sink.discardUnsent()
+        } else if await !waitFor(.partitionsQuiet(revoked), timeout: configuration.revocationTimeout) {
+            logger.warning("revocation timeout expired; abandoning the partitions' records in flight", metadata: partitionsMetadata)
+            mutate { $0.fence(revoked) }
+            await sink.discardUnsent()
         }
-        if revocation.lost { await sink.discardUnsent() }
+        // Fenced records end at their next delivery; their processing is not waited for (a
+        // verification may run for the whole record timeout), only a moment for the stores.
         await perform(mutate { $0.flushStores(revoked) })
-        _ = await waitFor(.partitionsQuiet(revoked), timeout: configuration.revocationTimeout)
+        _ = await waitFor(.partitionsQuiet(revoked), timeout: .seconds(1))
         let released = mutate { $0.finishRevocation(revoked) }
         if let assignmentHook, !released.isEmpty { await assignmentHook.release(released) }
         revocation.acknowledge()

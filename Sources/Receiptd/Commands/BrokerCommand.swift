@@ -106,14 +106,28 @@ final class EmbeddedBroker: Service {
     /// docs/benchmarks.md), at the cost of an idle consumer fetching 100 times a second.
     static let consumerProperties = ["fetch.wait.max.ms": "10"]
 
+    /// Producer settings for the mock cluster: it checks producer ids and sequence numbers only
+    /// for transactional producers, so an idempotent producer's batches are neither de-duplicated
+    /// nor kept in order. With several requests in flight, a batch that failed (an injected
+    /// Produce error, an outage) can be overtaken by the next; librdkafka then infers, as a real
+    /// broker's sequence check would guarantee, that the failed batch was written, and reports it
+    /// delivered although it never was (the chaos run lost acknowledged records this way). One
+    /// request in flight per connection keeps batches in order. Retried batches can still be
+    /// written twice on this broker (docs/chaos.md).
+    static let producerProperties = ["max.in.flight.requests.per.connection": "1"]
+
     /// `configuration` for workers of this broker: bootstrap servers pointed here, no topic
     /// creation (the broker created the topics; the mock does not implement CreateTopics for
-    /// other processes), and ``consumerProperties`` (an overlay's own values win).
+    /// other processes), ``consumerProperties`` and ``producerProperties`` (an overlay's own values win).
     func workerConfiguration(_ configuration: WorkerConfiguration) -> WorkerConfiguration {
         var configuration = configuration
         configuration.kafka.bootstrapServers = bootstrapServers
         configuration.topics.create = false
         configuration.kafka.consumerProperties = Self.consumerProperties.merging(configuration.kafka.consumerProperties) { _, own in own }
+        configuration.kafka.producerProperties = Self.producerProperties.merging(configuration.kafka.producerProperties) { _, own in own }
+        // The mock waits a rebalance for a member's revocation only a session long (its rebalance
+        // timer is the session timeout less a second), not max.poll.interval.ms as a broker does.
+        configuration.kafka.maxPollIntervalSeconds = configuration.kafka.sessionTimeoutSeconds
         return configuration
     }
 

@@ -238,7 +238,9 @@ struct ChaosCommand: Command {
         let topics = harness.configuration.pipelineTopics
         let reader = KafkaDeadLetterReader(bootstrapServers: [harness.broker.bootstrapServers], topic: topics.deadLetter,
                                            idleTimeout: .seconds(10))
-        let sink = try KafkaRecordSink(configuration: KafkaProducerConfiguration(bootstrapServers: [harness.broker.bootstrapServers]))
+        var producer = KafkaProducerConfiguration(bootstrapServers: [harness.broker.bootstrapServers])
+        producer.additionalProperties = EmbeddedBroker.producerProperties
+        let sink = try KafkaRecordSink(configuration: producer)
         defer { Task { await sink.close() } }
         let options = DeadLetterReplayer.Options(allowedTopics: Set(StageName.allCases.map { topics.input(of: $0) }))
         return try await DeadLetterReplayer(reader: reader, sink: sink).run(options)

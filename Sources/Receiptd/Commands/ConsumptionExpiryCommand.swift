@@ -62,7 +62,7 @@ struct ConsumptionExpiryCommand: Command {
         if !dryRun, !expired.isEmpty {
             var producer = KafkaProducerConfiguration(bootstrapServers: configuration.bootstrapServerList)
             producer.clientId = "\(configuration.kafka.clientId)-consumption-expiry"
-            producer.additionalProperties = configuration.kafka.properties
+            producer.additionalProperties = configuration.kafka.producerAdditionalProperties
             let sink = try KafkaRecordSink(configuration: producer)
             do {
                 try await sink.send(try expired.map { outcome in

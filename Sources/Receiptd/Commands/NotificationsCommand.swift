@@ -55,7 +55,7 @@ struct NotificationsCommand: Command {
         }
         var producer = KafkaProducerConfiguration(bootstrapServers: brokers)
         producer.clientId = "\(configuration.kafka.clientId)-notifications"
-        producer.additionalProperties = configuration.kafka.properties
+        producer.additionalProperties = configuration.kafka.producerAdditionalProperties
         producer.messageTimeout = .seconds(settings.publishTimeoutSeconds)
         let sink = try KafkaRecordSink(configuration: producer)
         let endpoint = NotificationEndpoint(

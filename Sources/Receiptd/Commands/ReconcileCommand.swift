@@ -103,7 +103,7 @@ struct ReconcileCommand: Command {
         if !dryRun {
             var producer = KafkaProducerConfiguration(bootstrapServers: configuration.bootstrapServerList)
             producer.clientId = "\(configuration.kafka.clientId)-reconcile"
-            producer.additionalProperties = configuration.kafka.properties
+            producer.additionalProperties = configuration.kafka.producerAdditionalProperties
             sink = try KafkaRecordSink(configuration: producer)
         }
         let topic = configuration.topics.submitted

@@ -97,7 +97,7 @@ struct ReplayCommand: Command {
         if !dryRun {
             var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: brokerList)
             producerConfiguration.clientId = "\(configuration.kafka.clientId)-replay"
-            producerConfiguration.additionalProperties = configuration.kafka.properties
+            producerConfiguration.additionalProperties = configuration.kafka.producerAdditionalProperties
             producer = try KafkaRecordSink(configuration: producerConfiguration)
         }
         var options = DeadLetterReplayer.Options(filter: filter, dryRun: dryRun, rate: rate,

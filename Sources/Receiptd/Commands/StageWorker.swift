@@ -131,10 +131,10 @@ enum StageWorker {
         if !configuration.kafka.groupInstanceId.isEmpty {
             consumerConfiguration.groupInstanceId = "\(configuration.kafka.groupInstanceId)-\(S.name)"
         }
-        consumerConfiguration.additionalProperties = configuration.kafka.properties
-            .merging(configuration.kafka.consumerProperties) { _, consumer in consumer }
+        consumerConfiguration.additionalProperties = configuration.kafka.consumerAdditionalProperties
         consumerConfiguration.autoCommitInterval = .seconds(configuration.kafka.commitIntervalSeconds)
         consumerConfiguration.sessionTimeout = .seconds(configuration.kafka.sessionTimeoutSeconds)
+        consumerConfiguration.maxPollInterval = .seconds(configuration.kafka.maxPollIntervalSeconds)
         let kafkaMetrics = KafkaStatisticsMetrics(registry: metrics)
         consumerConfiguration.statisticsInterval = statisticsInterval
         consumerConfiguration.onStatistics = { statistics in
@@ -143,7 +143,7 @@ enum StageWorker {
         }
         var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: brokers)
         producerConfiguration.clientId = "\(configuration.kafka.clientId)-\(S.name)"
-        producerConfiguration.additionalProperties = configuration.kafka.properties
+        producerConfiguration.additionalProperties = configuration.kafka.producerAdditionalProperties
         producerConfiguration.statisticsInterval = statisticsInterval
         producerConfiguration.onStatistics = { kafkaMetrics.updateProducer($0) }
         // Assignor, consumer buffer, revocation timeout and close order: the wiring the broker

@@ -80,7 +80,7 @@ struct ConfigLoader {
     /// directory (a configuration file names its catalogue and keys wherever it is run from).
     /// Variables and the built-in defaults stay relative to the working directory.
     /// Objects of raw librdkafka properties: any key, values as strings, never walked as sections.
-    static let freeFormKeys: Set<String> = ["properties", "consumerProperties"]
+    static let freeFormKeys: Set<String> = ["properties", "consumerProperties", "producerProperties"]
 
     static let pathKeys: Set<String> = [
         "fulfil.catalogue", "verify.trustRoots", "verify.receiptTrustRoots", "verify.serverApi.keyPath",

@@ -16,6 +16,11 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var commitIntervalSeconds = 5.0
         /// A worker that stops heartbeating (crashed, SIGKILL) loses its partitions after this long.
         var sessionTimeoutSeconds = 45.0
+        /// `max.poll.interval.ms`: also the rebalance timeout, how long a rebalance waits for a
+        /// member to finish its revocation (the workers drain revoked partitions within it, and
+        /// fence what is still running past it). The embedded broker sets it to the session
+        /// timeout, which is what librdkafka's mock waits.
+        var maxPollIntervalSeconds = 300.0
         /// Static group membership: `group.instance.id` is this value with `-<stage>` appended, so a
         /// restarted worker gets its partitions back at once instead of after the old member's
         /// session. Only set it to something stable across restarts and unique per worker (a
@@ -33,6 +38,20 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         /// `fetch.wait.max.ms` here: librdkafka's mock cluster holds an empty fetch for that long
         /// even when records arrive meanwhile, where a real broker answers at once.
         var consumerProperties: [String: String] = [:]
+        /// Raw librdkafka properties for the stage workers' producers only, over `properties`.
+        /// The embedded broker sets `max.in.flight.requests.per.connection` 1 here (see
+        /// ``EmbeddedBroker/producerProperties``).
+        var producerProperties: [String: String] = [:]
+
+        /// What a producer gets: `properties` with `producerProperties` over them.
+        var producerAdditionalProperties: [String: String] {
+            properties.merging(producerProperties) { _, producer in producer }
+        }
+
+        /// What a stage worker's consumer gets: `properties` with `consumerProperties` over them.
+        var consumerAdditionalProperties: [String: String] {
+            properties.merging(consumerProperties) { _, consumer in consumer }
+        }
     }
 
     struct TopicSettings: Codable, Sendable, Equatable {

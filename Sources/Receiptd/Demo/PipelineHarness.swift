@@ -107,6 +107,7 @@ final class PipelineHarness: @unchecked Sendable {
         var configuration = KafkaProducerConfiguration(bootstrapServers: [broker.bootstrapServers])
         configuration.clientId = "receiptd-generator"
         configuration.linger = .milliseconds(10)
+        configuration.additionalProperties = EmbeddedBroker.producerProperties
         return try KafkaProducer(configuration: configuration)
     }
 

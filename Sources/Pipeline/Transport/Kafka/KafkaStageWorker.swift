@@ -8,12 +8,13 @@ import Observability
 ///   member, which co-partitioned state (fulfil's ledger, the owner view) relies on.
 /// - **Consumer buffer.** Twice `maxInFlight` (at least 64) messages between librdkafka and the
 ///   runner's hand-off, so backpressure reaches librdkafka's fetching.
-/// - **Revocation timeout.** A revoked partition is released only once its in-flight records
-///   settled: processing ends within the record timeout and every output's delivery within the
-///   producer's message timeout. Releasing earlier could let an output still in flight land after
-///   the next owner rebuilt its state from that partition (the chaos run saw a duplicate event when
-///   a broker outage held deliveries past a 10 s wait). The consumer's own wait is 5 s longer, so
-///   the runner always answers first.
+/// - **Revocation timeout.** A revoked partition is released once its in-flight records settled
+///   (processing ends within the record timeout, every output's delivery within the producer's
+///   message timeout), or, at the latest, while the group still waits for this member; records
+///   still running then are fenced. Releasing them unfenced could let an output land after the
+///   next owner rebuilt its state from that partition (the chaos run saw events emitted twice when
+///   a broker outage held deliveries past the wait). The consumer's own wait is 5 s longer, so the
+///   runner always answers first.
 /// - **Close order.** ``run()`` flushes the producer (every delivery settled) *before* the consumer
 ///   leaves the group: once this member is gone the next owner rebuilds state from the output
 ///   partitions, and an output landing after that would be emitted twice. Then the consumer
@@ -47,7 +48,7 @@ public final class KafkaStageWorker<S: Stage>: Sendable {
         consumer.partitionAssignmentStrategy = .range
         consumer.maxBufferedMessages = max(64, configuration.maxInFlight * 2)
         var configuration = configuration
-        configuration.revocationTimeout = Self.revocationTimeout(configuration, producer: producer)
+        configuration.revocationTimeout = Self.revocationTimeout(configuration, producer: producer, consumer: consumer)
         source = try KafkaRecordSource(configuration: consumer, revocationTimeout: configuration.revocationTimeout + .seconds(5),
                                        logger: logger)
         sink = try KafkaRecordSink(configuration: producer)
@@ -58,10 +59,18 @@ public final class KafkaStageWorker<S: Stage>: Sendable {
     }
 
     /// How long a revocation waits for in-flight records: their processing plus their outputs'
-    /// delivery plus a margin, and never under the shutdown grace period (at least 5 s).
-    public static func revocationTimeout(_ configuration: StageRunnerConfiguration, producer: KafkaProducerConfiguration) -> Duration {
-        max(max(.seconds(5), configuration.shutdownGracePeriod),
-            configuration.processingTimeout + producer.messageTimeout + .seconds(5))
+    /// delivery plus a margin, and never under the shutdown grace period (at least 5 s); but
+    /// always within the group's patience: a rebalance waits for this member's revocation only for
+    /// the rebalance timeout (`max.poll.interval.ms`; librdkafka's mock cluster uses the session
+    /// timeout), which starts before the member hears of it (up to a heartbeat interval later).
+    /// Past it the partitions go to another member while these records could still write; the
+    /// runner fences them instead (``StageRunner``).
+    public static func revocationTimeout(_ configuration: StageRunnerConfiguration, producer: KafkaProducerConfiguration,
+                                         consumer: KafkaConsumerConfiguration) -> Duration {
+        let drain = max(max(.seconds(5), configuration.shutdownGracePeriod),
+                        configuration.processingTimeout + producer.messageTimeout + .seconds(5))
+        let window = consumer.maxPollInterval - consumer.heartbeatInterval - .seconds(2)
+        return max(.seconds(1), min(drain, window))
     }
 
     /// Runs the stage until ``shutdownGracefully()``, cancellation or a fatal error, then closes
