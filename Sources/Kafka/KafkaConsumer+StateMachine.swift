@@ -71,7 +71,7 @@ extension KafkaConsumer {
         /// Per partition of the current assignment, the offset the next polled message must have
         /// (see ``FetchPosition``).
         private var positions: [KafkaTopicPartition: FetchPosition] = [:]
-        /// How often fetching skipped offsets and was sent back (for tests and metrics).
+        /// How often fetching skipped offsets and was sent back (for tests; each is also logged).
         private(set) var skipsRepaired = 0
 
         /// Highest offset handed out per partition, and highest `offset + 1` stored.

@@ -5,9 +5,12 @@ public protocol RecordSink: Sendable {
     /// written (the runner treats the whole batch as not delivered, which is at-least-once).
     func send(_ records: [OutboundRecord]) async throws
 
-    /// Gives up on records sent but not yet on their way to the broker: their sends fail and they
-    /// are never written. The runner calls it when its assignment was lost, so that nothing it
-    /// queued lands after the partitions' next owner rebuilt its state.
+    /// Gives up on records sent but not yet on their way to the broker, of every partition: their
+    /// sends fail and they are never written. The runner calls it when it fences revoked
+    /// partitions (a lost assignment, a revocation past its timeout), so that nothing it queued
+    /// lands after their next owner rebuilt its state; with the eager rebalancing its Kafka
+    /// workers use, a revocation takes every partition, so no record still allowed to write
+    /// loses its outputs.
     func discardUnsent() async
 }
 
