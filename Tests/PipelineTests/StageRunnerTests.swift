@@ -329,10 +329,13 @@ struct StageRunnerTests {
         #expect(events.value.contains("done p0-b"))
     }
 
-    /// After a lost assignment (an expired session) the partition may already be another
-    /// member's: a record still processing writes nothing, the sink's unsent records are
-    /// discarded, and the offset stays for the next owner, which processes the record once.
-    @Test func aLostAssignmentWritesNothingMoreForItsRecords() async throws {
+    /// A partition whose records may no longer write: after a lost assignment (an expired
+    /// session; the partition may already be another member's) at once, and after a revocation
+    /// past its timeout (the group stops waiting for this member) once the wait ends. The record
+    /// still processing writes nothing, the sink's unsent records are discarded, the offset stays
+    /// unstored, and the next owner processes the record once.
+    @Test(arguments: [true, false])
+    func aFencedPartitionsRecordWritesNothingMore(lost: Bool) async throws {
         let transport = InMemoryTransport(partitions: ["receipts.ingested": 1])
         let gate = Gate()
         let started = Probe(false)
@@ -343,47 +346,13 @@ struct StageRunnerTests {
         }
         let sink = DiscardCountingSink(inner: transport.sink)
         transport.produce(TestMessage(id: "m0"), partition: 0)
+        let configuration = StageRunnerConfiguration(revocationTimeout: lost ? .seconds(30) : .milliseconds(50))
         let runner = StageRunner(stage: stage, source: transport.source(group: "g", topics: [input]), sink: sink,
-                                 logger: .disabled, metrics: MetricsRegistry(), clock: { Fixtures.now })
+                                 configuration: configuration, logger: .disabled, metrics: MetricsRegistry(), clock: { Fixtures.now })
         try await whileRunning(runner) {
             #expect(await started.waitUntil { $0 })
-            let p0 = TopicPartition(topic: input, partition: 0)
-            async let revoked: Void = transport.revoke(group: "g", partitions: [p0], lost: true)
-            #expect(await sink.discards.waitUntil { $0 >= 1 })  // fenced before m0 finishes processing
-            gate.open()
-            await revoked
-            #expect(transport.outputIds().isEmpty)
-            #expect(transport.storedOffset(group: "g", topic: input, partition: 0) == nil)
-        }
-        // The next owner (here the same group again) processes it: once.
-        let again = self.runner(stage, transport, group: "g")
-        try await whileRunning(again) {
-            #expect(await transport.waitUntil { $0.storedOffset(group: "g", topic: "receipts.ingested", partition: 0) == 0 })
-        }
-        #expect(transport.outputIds() == ["m0"])
-    }
-
-    /// A revocation that outlasts its timeout (the group stops waiting for this member) fences
-    /// the records still running: the one finishing afterwards writes nothing, and the next owner
-    /// processes it once.
-    @Test func aRevocationPastItsTimeoutFencesTheRecordsStillRunning() async throws {
-        let transport = InMemoryTransport(partitions: ["receipts.ingested": 1])
-        let gate = Gate()
-        let started = Probe(false)
-        let stage = ClosureStage { message, _ in
-            started.update { $0 = true }
-            if message.id == "m0" { try await gate.wait() }
-            return .emit([TestOutput(id: message.id, recordKey: message.key)])
-        }
-        let sink = DiscardCountingSink(inner: transport.sink)
-        transport.produce(TestMessage(id: "m0"), partition: 0)
-        let runner = StageRunner(stage: stage, source: transport.source(group: "g", topics: [input]), sink: sink,
-                                 configuration: StageRunnerConfiguration(revocationTimeout: .milliseconds(50)),
-                                 logger: .disabled, metrics: MetricsRegistry(), clock: { Fixtures.now })
-        try await whileRunning(runner) {
-            #expect(await started.waitUntil { $0 })
-            await transport.revoke(group: "g", partitions: [TopicPartition(topic: input, partition: 0)])
-            // Acknowledged with m0 still processing: fenced, and the producer's unsent records discarded.
+            // Acknowledged with m0 still processing (it waits for the gate).
+            await transport.revoke(group: "g", partitions: [TopicPartition(topic: input, partition: 0)], lost: lost)
             #expect(sink.discards.value == 1)
             gate.open()  // m0 finishes while the runner shuts down (which waits for it)
         }
