@@ -5,8 +5,10 @@
 /// downstream could notice: the skipped records would be committed over, unprocessed. So the
 /// partition is sent back to that offset and what arrives before the seek took effect is dropped.
 ///
-/// A gap can also be real (transaction markers, compaction): when the first message after the
-/// seek is again past the offset sought, the gap is accepted.
+/// A gap can also be real (transaction markers, aborted transactions, compaction): when the first
+/// message after the seek is again past the offset sought, the gap is accepted, and so are later
+/// gaps of the partition in this assignment (a topic written in transactions has one per
+/// transaction; checking each would cost a seek and a warning every time).
 struct FetchPosition {
     enum Verdict: Equatable {
         /// Hand the message on.
@@ -24,6 +26,8 @@ struct FetchPosition {
     private var seekPending = false
     /// A seek back to `next` was performed: a message past it now is a real gap.
     private var sought = false
+    /// A real gap was seen: the partition's gaps are not checked any more.
+    private var toleratesGaps = false
 
     init(next: Int64? = nil) {
         self.next = next
@@ -34,7 +38,10 @@ struct FetchPosition {
         guard let expected = next, offset != expected else { return advance(past: offset) }
         if offset < expected { return .drop }
         if seekPending { return .drop }
-        if sought { return advance(past: offset) }
+        if sought || toleratesGaps {
+            toleratesGaps = true
+            return advance(past: offset)
+        }
         seekPending = true
         return .seek(expected)
     }

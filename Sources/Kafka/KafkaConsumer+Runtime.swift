@@ -127,8 +127,8 @@ extension KafkaConsumer {
             do {
                 try client.seek(seeks)
                 state.withLock { $0.didSeek(seeks) }
-                emit(.error(KafkaError(code: .skippedOffsets, message: "fetching skipped offsets; sent back to \(names)",
-                                       isRetriable: true)))
+                emit(.error(KafkaError(code: .skippedOffsets, message: "fetching jumped past offsets not received; sent back to "
+                                       + "\(names) (a gap still there is accepted as real)", isRetriable: true)))
             } catch let error as KafkaError {
                 state.withLock { $0.seekFailed(seeks) }
                 emit(.error(KafkaError(code: .skippedOffsets, message: "fetching skipped offsets at \(names); seek failed: \(error)",
