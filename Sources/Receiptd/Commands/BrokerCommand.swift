@@ -109,9 +109,10 @@ final class EmbeddedBroker: Service {
     /// Producer settings for the mock cluster: it checks producer ids and sequence numbers only
     /// for transactional producers, so an idempotent producer's batches are neither de-duplicated
     /// nor kept in order. With several requests in flight, a batch that failed (an injected
-    /// Produce error, an outage) can be overtaken by the next; librdkafka then infers, as a real
-    /// broker's sequence check would guarantee, that the failed batch was written, and reports it
-    /// delivered although it never was (the chaos run lost acknowledged records this way). One
+    /// Produce error, an outage) can be overtaken by the next, and librdkafka, inferring (as a real
+    /// broker's sequence check would guarantee) that the failed batch was written, reports it
+    /// delivered although it never was: our reading of the chaos run's lost acknowledged records,
+    /// which this setting removed (docs/chaos.md). One
     /// request in flight per connection keeps batches in order. Retried batches can still be
     /// written twice on this broker (docs/chaos.md).
     static let producerProperties = ["max.in.flight.requests.per.connection": "1"]
