@@ -112,9 +112,8 @@ final class EmbeddedBroker: Service {
     /// Produce error, an outage) can be overtaken by the next, and librdkafka, inferring (as a real
     /// broker's sequence check would guarantee) that the failed batch was written, reports it
     /// delivered although it never was: our reading of the chaos run's lost acknowledged records,
-    /// which this setting removed (docs/chaos.md). One
-    /// request in flight per connection keeps batches in order. Retried batches can still be
-    /// written twice on this broker (docs/chaos.md).
+    /// which this setting removed. One request in flight per connection keeps batches in order.
+    /// Retried batches can still be written twice on this broker (docs/chaos.md).
     static let producerProperties = ["max.in.flight.requests.per.connection": "1"]
 
     /// `configuration` for workers of this broker: bootstrap servers pointed here, no topic

@@ -239,7 +239,7 @@ struct ChaosCommand: Command {
         let reader = KafkaDeadLetterReader(bootstrapServers: [harness.broker.bootstrapServers], topic: topics.deadLetter,
                                            idleTimeout: .seconds(10))
         var producer = KafkaProducerConfiguration(bootstrapServers: [harness.broker.bootstrapServers])
-        producer.additionalProperties = EmbeddedBroker.producerProperties
+        producer.additionalProperties = harness.configuration.kafka.producerAdditionalProperties
         let sink = try KafkaRecordSink(configuration: producer)
         defer { Task { await sink.close() } }
         let options = DeadLetterReplayer.Options(allowedTopics: Set(StageName.allCases.map { topics.input(of: $0) }))

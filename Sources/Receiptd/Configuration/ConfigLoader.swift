@@ -76,12 +76,12 @@ struct ConfigLoader {
         return "line \(line), column \(column): \(detail)"
     }
 
-    /// Keys whose values are file paths: a relative one in a file means relative to that file's
-    /// directory (a configuration file names its catalogue and keys wherever it is run from).
-    /// Variables and the built-in defaults stay relative to the working directory.
     /// Objects of raw librdkafka properties: any key, values as strings, never walked as sections.
     static let freeFormKeys: Set<String> = ["properties", "consumerProperties", "producerProperties"]
 
+    /// Keys whose values are file paths: a relative one in a file means relative to that file's
+    /// directory (a configuration file names its catalogue and keys wherever it is run from).
+    /// Variables and the built-in defaults stay relative to the working directory.
     static let pathKeys: Set<String> = [
         "fulfil.catalogue", "verify.trustRoots", "verify.receiptTrustRoots", "verify.serverApi.keyPath",
         "verify.verifyReceipt.sharedSecretPath",

@@ -107,7 +107,7 @@ final class PipelineHarness: @unchecked Sendable {
         var configuration = KafkaProducerConfiguration(bootstrapServers: [broker.bootstrapServers])
         configuration.clientId = "receiptd-generator"
         configuration.linger = .milliseconds(10)
-        configuration.additionalProperties = EmbeddedBroker.producerProperties
+        configuration.additionalProperties = self.configuration.kafka.producerAdditionalProperties
         return try KafkaProducer(configuration: configuration)
     }
 
