@@ -125,7 +125,17 @@ public final class SourceEventChannel: AsyncSequence, Sendable {
     // MARK: internals
 
     private func receive() async -> SourceEvent? {
-        await withTaskCancellationHandler {
+        // Under load an event is nearly always queued: take it without a continuation and a
+        // cancellation handler (two allocations and a status record per record otherwise).
+        let (queued, senders) = state.withLock { state -> (SourceEvent?, [CheckedContinuation<Bool, Never>]) in
+            guard let event = Self.dequeue(&state) else { return (nil, []) }
+            return (event, Self.takeSendersIfRoom(&state, capacity: capacity))
+        }
+        if let queued {
+            for sender in senders { sender.resume(returning: true) }
+            return queued
+        }
+        return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<SourceEvent?, Never>) in
                 let (event, ready, senders) = state.withLock { state -> (SourceEvent?, Bool, [CheckedContinuation<Bool, Never>]) in
                     if let event = Self.dequeue(&state) {
