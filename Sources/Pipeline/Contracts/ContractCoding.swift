@@ -12,10 +12,12 @@ import Observability
 /// - Optional fields are written as explicit `null` rather than omitted, so consumers in other
 ///   languages see every documented field.
 public enum ContractCoding {
-    /// Encodes `value` as compact JSON bytes with sorted keys.
+    /// Encodes `value` as compact JSON bytes with sorted keys: written directly when the value is
+    /// ``ContractWritable`` (every contract a stage emits), through its `Encodable` conformance otherwise.
     /// - Throws: `EncodingError` when the value cannot be represented (e.g. a non-finite double).
     public static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-        try ContractJSONEncoder.encode(value)
+        if let writable = value as? any ContractWritable { return writable.contractJSON() }
+        return try ContractJSONEncoder.encode(value)
     }
 
     /// Decodes a contract from JSON bytes (strict JSON: duplicate members and trailing data refused).
@@ -33,14 +35,12 @@ public enum ContractCoding {
     }
 
     /// As ``timestamp(_:)``, optionally always printing the three fractional digits.
+    /// The bytes are ``ContractTimestamp``'s, as the direct writer appends them.
     static func timestamp(_ date: Date, alwaysMilliseconds: Bool) -> String {
-        let totalMillis = (date.timeIntervalSince1970 * 1000).rounded()
-        let wholeSeconds = (totalMillis / 1000).rounded(.down)
-        let millis = Int(totalMillis - wholeSeconds * 1000)
-        let base = RFC3339.string(from: Date(timeIntervalSince1970: wholeSeconds))
-        guard millis != 0 || alwaysMilliseconds else { return base }
-        let fraction = String(millis)
-        return String(base.dropLast()) + "." + String(repeating: "0", count: 3 - fraction.count) + fraction + "Z"
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        ContractTimestamp.append(date, alwaysMilliseconds: alwaysMilliseconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Parses a contract timestamp (any RFC 3339 form, converted to an instant).

@@ -11,10 +11,9 @@ struct ContractJSONEncoder {
     static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
         let root = NodeEncoder(codingPath: [])
         try value.encode(to: root)
-        var out: [UInt8] = []
-        out.reserveCapacity(1024)
-        root.node.write(to: &out)
-        return out
+        var writer = ContractJSONWriter(capacity: 1024)
+        root.node.write(to: &writer)
+        return writer.bytes
     }
 }
 
@@ -33,54 +32,23 @@ private enum Node {
     /// A single-value container not written to (Foundation writes `{}` for an empty encode).
     case empty
 
-    func write(to out: inout [UInt8]) {
+    /// Writes through ``ContractJSONWriter``, so escaping and number formatting have one
+    /// implementation for this path and the direct one.
+    func write(to writer: inout ContractJSONWriter) {
         switch self {
-        case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
-        case .bool(let value): out.append(contentsOf: value ? [0x74, 0x72, 0x75, 0x65] : [0x66, 0x61, 0x6C, 0x73, 0x65])
-        case .int(let value): out.append(contentsOf: String(value).utf8)
-        case .uint(let value): out.append(contentsOf: String(value).utf8)
-        case .double(let value): Self.write(number: value.description, to: &out)
-        case .float(let value): Self.write(number: value.description, to: &out)
-        case .string(let value): Self.write(value, to: &out)
-        case .object(let box): box.write(to: &out)
-        case .array(let box): box.write(to: &out)
-        case .empty: out.append(contentsOf: [0x7B, 0x7D])
+        case .null: writer.null()
+        case .bool(let value): writer.value(value)
+        case .int(let value): writer.value(value)
+        case .uint(let value): writer.value(value)
+        case .double(let value): writer.value(value)
+        case .float(let value): writer.value(value)
+        case .string(let value): writer.value(value)
+        case .object(let box): box.write(to: &writer)
+        case .array(let box): box.write(to: &writer)
+        case .empty:
+            writer.beginObject()
+            writer.endObject()
         }
-    }
-
-    /// A number as Foundation writes it: Swift's shortest round-trip form, without a trailing `.0`.
-    static func write(number text: String, to out: inout [UInt8]) {
-        var text = text
-        if text.hasSuffix(".0") { text.removeLast(2) }
-        out.append(contentsOf: text.utf8)
-    }
-
-    static func write(_ string: String, to out: inout [UInt8]) {
-        out.append(0x22)
-        var string = string
-        string.withUTF8 { bytes in
-            var start = 0
-            for index in 0..<bytes.count {
-                let byte = bytes[index]
-                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
-                if start < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index])) }
-                start = index + 1
-                switch byte {
-                case 0x22: out.append(contentsOf: [0x5C, 0x22])
-                case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-                case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
-                case 0x0D: out.append(contentsOf: [0x5C, 0x72])
-                case 0x09: out.append(contentsOf: [0x5C, 0x74])
-                case 0x08: out.append(contentsOf: [0x5C, 0x62])
-                case 0x0C: out.append(contentsOf: [0x5C, 0x66])
-                default:
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
-                }
-            }
-            if start < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...])) }
-        }
-        out.append(0x22)
     }
 }
 
@@ -92,32 +60,25 @@ private final class ObjectBox {
         members.append((key, value))
     }
 
-    func write(to out: inout [UInt8]) {
-        out.append(0x7B)
+    func write(to writer: inout ContractJSONWriter) {
+        writer.beginObject()
         let order = members.indices.sorted { members[$0].key < members[$1].key || (members[$0].key == members[$1].key && $0 < $1) }
-        var first = true
         for (position, index) in order.enumerated() {
             if position + 1 < order.count, members[order[position + 1]].key == members[index].key { continue }
-            if !first { out.append(0x2C) }
-            first = false
-            Node.write(members[index].key, to: &out)
-            out.append(0x3A)
-            members[index].value.write(to: &out)
+            writer.key(members[index].key)
+            members[index].value.write(to: &writer)
         }
-        out.append(0x7D)
+        writer.endObject()
     }
 }
 
 private final class ArrayBox {
     var items: [Node] = []
 
-    func write(to out: inout [UInt8]) {
-        out.append(0x5B)
-        for (index, item) in items.enumerated() {
-            if index > 0 { out.append(0x2C) }
-            item.write(to: &out)
-        }
-        out.append(0x5D)
+    func write(to writer: inout ContractJSONWriter) {
+        writer.beginArray()
+        for item in items { item.write(to: &writer) }
+        writer.endArray()
     }
 }
 
