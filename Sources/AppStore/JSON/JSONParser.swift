@@ -150,6 +150,8 @@ public struct JSONParser {
         let start = index
         var asciiOnly = true
         while index < bytes.count {
+            skipPlainASCII()
+            guard index < bytes.count else { break }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
@@ -164,6 +166,24 @@ public struct JSONParser {
             index += 1
         }
         throw failure("unterminated string")
+    }
+
+    /// Skips whole 8-byte words of string content that need no attention: no quote, backslash,
+    /// control character or non-ASCII byte (a JWS payload is kilobytes of such bytes).
+    @inline(__always)
+    private mutating func skipPlainASCII() {
+        guard let base = bytes.baseAddress else { return }
+        let raw = UnsafeRawPointer(base)
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        while bytes.count &- index >= 8 {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+            // A byte is zero (or below 0x20) exactly when a borrow reaches its high bit with that bit clear.
+            let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+                | ((word &- ones &* 0x20) & ~word) | word
+            if special & highs != 0 { return }
+            index &+= 8
+        }
     }
 
     /// Slow path for strings containing escapes: unescape into a buffer, then validate UTF-8.

@@ -21,9 +21,15 @@ public enum ContractCoding {
     }
 
     /// Decodes a contract from JSON bytes (strict JSON: duplicate members and trailing data refused).
+    ///
+    /// A ``ContractReadable`` type (the stages' hot inputs) is read straight from the parsed
+    /// object; any other goes through its Codable conformance. Both accept and refuse alike.
     /// - Throws: `DecodingError` when the bytes are not JSON or do not match the contract.
     public static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-        try ContractJSONDecoder.decode(type, from: bytes)
+        if let readable = T.self as? any ContractReadable.Type {
+            return try ContractJSONDecoder.read(readable, from: bytes) as! T
+        }
+        return try ContractJSONDecoder.decode(type, from: bytes)
     }
 
     /// Formats an instant as a contract timestamp: RFC 3339 UTC, milliseconds only when non-zero.

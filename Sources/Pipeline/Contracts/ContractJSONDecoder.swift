@@ -11,14 +11,23 @@ struct ContractJSONDecoder {
     /// Deeper than any contract (an owner's state holds purchases holding a notification).
     static let maxDepth = 32
 
+    /// Decodes through the type's Codable conformance (the reference for ``ContractReadable``).
     static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-        let value: JSONValue
+        try ValueDecoder(try parse(bytes), codingPath: []).decode(type)
+    }
+
+    /// Reads through the type's ``ContractReadable`` conformance: same parse, no containers.
+    static func read<T: ContractReadable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        try T.read(try parse(bytes), codingPath: [])
+    }
+
+    /// Parses the document; anything but strict JSON is `dataCorrupted` at the root.
+    static func parse(_ bytes: [UInt8]) throws -> JSONValue {
         do {
-            value = try JSONParser.parse(bytes, maxDepth: maxDepth)
+            return try JSONParser.parse(bytes, maxDepth: maxDepth)
         } catch {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not valid JSON: \(error.detail)"))
         }
-        return try ValueDecoder(value, codingPath: []).decode(type)
     }
 }
 

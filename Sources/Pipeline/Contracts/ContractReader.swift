@@ -1,0 +1,152 @@
+import AppStore
+import Foundation
+
+/// Typed access to one parsed contract object for ``ContractReadable`` conformances, with the
+/// semantics of ``ContractJSONDecoder``'s keyed container and the contracts' timestamp helpers:
+/// an absent required member is `keyNotFound`, `null` is `valueNotFound`, a wrong JSON type is
+/// `typeMismatch`, a value that does not fit (number range, timestamp, enum raw value, schema) is
+/// `dataCorrupted`; `…IfPresent` reads treat absent and `null` alike; unknown members are ignored.
+///
+/// Coding paths (and their arrays) are built only when an error is thrown or an object nests, so
+/// a well-formed record reads without allocating beyond its own values.
+struct ContractReader {
+    let members: [String: JSONValue]
+    let codingPath: [any CodingKey]
+
+    /// Opens `value` as an object, as `Decoder.container(keyedBy:)` does.
+    init(_ value: JSONValue, codingPath: [any CodingKey]) throws {
+        guard case .object(let object) = value else { throw Self.mismatch([String: Any].self, value, codingPath) }
+        members = object.members
+        self.codingPath = codingPath
+    }
+
+    // MARK: Errors, worded as ContractJSONDecoder words them.
+
+    static func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingKey]) -> DecodingError {
+        if case .null = value {
+            return .valueNotFound(type, .init(codingPath: path, debugDescription: "expected \(type), found null"))
+        }
+        return .typeMismatch(type, .init(codingPath: path, debugDescription: "expected \(type), found \(value.typeName)"))
+    }
+
+    private func missing(_ key: ContractKey) -> DecodingError {
+        .keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no member \"\(key.stringValue)\""))
+    }
+
+    private func corrupted(_ key: ContractKey, _ detail: String) -> DecodingError {
+        .dataCorrupted(.init(codingPath: codingPath + [key], debugDescription: detail))
+    }
+
+    private func mismatch(_ type: Any.Type, _ value: JSONValue, _ key: ContractKey) -> DecodingError {
+        Self.mismatch(type, value, codingPath + [key])
+    }
+
+    @inline(__always)
+    private func member(_ key: ContractKey) throws -> JSONValue {
+        guard let value = members[key.stringValue] else { throw missing(key) }
+        return value
+    }
+
+    /// The member, or nil when absent or `null` (the standard `decodeIfPresent`).
+    @inline(__always)
+    private func presentMember(_ key: ContractKey) -> JSONValue? {
+        switch members[key.stringValue] {
+        case .none, .some(.null): nil
+        case .some(let value): value
+        }
+    }
+
+    // MARK: Scalars
+
+    func string(_ key: ContractKey) throws -> String {
+        let value = try member(key)
+        guard case .string(let string) = value else { throw mismatch(String.self, value, key) }
+        return string
+    }
+
+    func stringIfPresent(_ key: ContractKey) throws -> String? {
+        guard let value = presentMember(key) else { return nil }
+        guard case .string(let string) = value else { throw mismatch(String.self, value, key) }
+        return string
+    }
+
+    func bool(_ key: ContractKey) throws -> Bool {
+        let value = try member(key)
+        guard case .bool(let bool) = value else { throw mismatch(Bool.self, value, key) }
+        return bool
+    }
+
+    func boolIfPresent(_ key: ContractKey) throws -> Bool? {
+        guard let value = presentMember(key) else { return nil }
+        guard case .bool(let bool) = value else { throw mismatch(Bool.self, value, key) }
+        return bool
+    }
+
+    func int(_ key: ContractKey) throws -> Int {
+        try integer(try member(key), key)
+    }
+
+    func intIfPresent(_ key: ContractKey) throws -> Int? {
+        guard let value = presentMember(key) else { return nil }
+        return try integer(value, key)
+    }
+
+    /// An exact `Int`: an integer, or a number with an integral value in range (as the decoder).
+    private func integer(_ value: JSONValue, _ key: ContractKey) throws -> Int {
+        switch value {
+        case .integer(let integer):
+            if let exact = Int(exactly: integer) { return exact }
+        case .number(let number):
+            if let exact = Int(exactly: number) { return exact }
+        default:
+            throw mismatch(Int.self, value, key)
+        }
+        throw corrupted(key, "number does not fit in \(Int.self)")
+    }
+
+    // MARK: Contract vocabulary
+
+    /// The `schema` member, which must equal `expected` (every versioned contract checks it first).
+    func schema(_ expected: String) throws -> String {
+        let schema = try string("schema")
+        guard schema == expected else { throw corrupted("schema", "expected \(expected)") }
+        return schema
+    }
+
+    /// A required contract timestamp (`decodeTimestamp(forKey:)`).
+    func timestamp(_ key: ContractKey) throws -> Date {
+        try date(try string(key), key)
+    }
+
+    /// An optional contract timestamp (`decodeTimestampIfPresent(forKey:)`).
+    func timestampIfPresent(_ key: ContractKey) throws -> Date? {
+        guard let text = try stringIfPresent(key) else { return nil }
+        return try date(text, key)
+    }
+
+    private func date(_ text: String, _ key: ContractKey) throws -> Date {
+        guard let date = ContractCoding.date(from: text) else { throw corrupted(key, "not an RFC 3339 timestamp") }
+        return date
+    }
+
+    /// A string-backed enumeration, as its synthesized `init(from:)` reads it.
+    func rawValue<Value: RawRepresentable>(_ type: Value.Type, _ key: ContractKey) throws -> Value
+    where Value.RawValue == String {
+        let raw = try string(key)
+        guard let value = Value(rawValue: raw) else {
+            throw corrupted(key, "Cannot initialize \(Value.self) from invalid \(String.self) value \(raw)")
+        }
+        return value
+    }
+
+    /// A required nested contract object.
+    func nested<Value: ContractReadable>(_ type: Value.Type, _ key: ContractKey) throws -> Value {
+        try Value.read(try member(key), codingPath: codingPath + [key])
+    }
+
+    /// An optional nested contract object (absent or `null` gives nil).
+    func nestedIfPresent<Value: ContractReadable>(_ type: Value.Type, _ key: ContractKey) throws -> Value? {
+        guard let value = presentMember(key) else { return nil }
+        return try Value.read(value, codingPath: codingPath + [key])
+    }
+}
