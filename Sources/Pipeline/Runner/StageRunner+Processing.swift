@@ -40,12 +40,30 @@ extension StageRunner {
     /// Never throws: every failure is routed or reported.
     func handle(_ item: WorkItem) async -> Completion {
         let scope = DeliveryScope(partition: item.record.partition)
-        let completion = await handle(item, scope: scope)
+        let completion: Completion
+        if let prepared = await prepare(item, scope: scope) {
+            completion = await deliver(prepared)
+        } else {
+            completion = .abandoned
+        }
         scope.settle(delivered: false)  // no effect when delivery already settled it
         return completion
     }
 
-    private func handle(_ item: WorkItem, scope: DeliveryScope) async -> Completion {
+    /// A record decoded, processed and routed: what it sends, and how it is accounted for once sent.
+    struct Prepared {
+        let item: WorkItem
+        let scope: DeliveryScope
+        let outbound: [OutboundRecord]
+        let verdict: RecordVerdict
+        let started: ContinuousClock.Instant
+        let logger: Logger
+    }
+
+    /// Decodes, processes and routes a record (a record that cannot be decoded or whose result
+    /// cannot be encoded is routed to the dead-letter topic). - Returns: nil when it was abandoned
+    /// (cancelled while processing).
+    func prepare(_ item: WorkItem, scope: DeliveryScope) async -> Prepared? {
         let record = item.record
         let started = ContinuousClock.now
         let attempt = RecordHeaders.attempt(in: record.headers)
@@ -68,16 +86,15 @@ extension StageRunner {
                 LoggingKeys.errorMessage: .string(Self.summary(of: error)),
             ])
             let failure = RecordRouter.Failure(reason: .undecodable, error: Self.summary(of: error))
-            return await deliver([router.deadLetter(record, failure: failure, attempt: attempt, now: now)],
-                                 verdict: .deadLettered(.undecodable), item: item, scope: scope, started: started,
-                                 logger: recordLogger)
+            return Prepared(item: item, scope: scope, outbound: [router.deadLetter(record, failure: failure, attempt: attempt, now: now)],
+                            verdict: .deadLettered(.undecodable), started: started, logger: recordLogger)
         }
         let subject = (input as? any SubmissionDescribing)?.subject ?? .unknown
         recordLogger = recordLogger.with(lazy: { Self.metadata(for: subject) })
         let context = StageContext(logger: recordLogger, attempt: attempt, now: now, recordTimestamp: record.timestamp,
                                    delivery: scope)
         let result = await processWithTimeout(input, context: context)
-        if case .failure = result, Task.isCancelled { return .abandoned }
+        if case .failure = result, Task.isCancelled { return nil }
         do {
             switch result {
             case .success(let value):
@@ -93,11 +110,10 @@ extension StageRunner {
                 LoggingKeys.errorMessage: .string(Self.summary(of: error)),
             ])
             let failure = RecordRouter.Failure(reason: .encodingFailed, error: Self.summary(of: error))
-            return await deliver([router.deadLetter(record, failure: failure, attempt: attempt, now: now)],
-                                 verdict: .deadLettered(.encodingFailed), item: item, scope: scope, started: started,
-                                 logger: recordLogger)
+            return Prepared(item: item, scope: scope, outbound: [router.deadLetter(record, failure: failure, attempt: attempt, now: now)],
+                            verdict: .deadLettered(.encodingFailed), started: started, logger: recordLogger)
         }
-        return await deliver(outbound, verdict: verdict, item: item, scope: scope, started: started, logger: recordLogger)
+        return Prepared(item: item, scope: scope, outbound: outbound, verdict: verdict, started: started, logger: recordLogger)
     }
 
     /// Sends a record's results and, once acknowledged, settles its scope and accounts for it.
@@ -106,8 +122,8 @@ extension StageRunner {
     /// timeout expired before it finished) sends nothing: the partition's next owner processes it
     /// again, and output written now could reach the output topic after that owner rebuilt its
     /// state from it.
-    private func deliver(_ outbound: [OutboundRecord], verdict: RecordVerdict, item: WorkItem, scope: DeliveryScope,
-                         started: ContinuousClock.Instant, logger recordLogger: Logger) async -> Completion {
+    func deliver(_ prepared: Prepared) async -> Completion {
+        let item = prepared.item, outbound = prepared.outbound, recordLogger = prepared.logger
         guard inspect({ $0.isCurrent(item) }) else {
             recordLogger.notice("partition released before delivery; abandoning the record to its next owner")
             return .abandoned
@@ -134,9 +150,15 @@ extension StageRunner {
             ])
             return .deliveryFailed(error)
         }
-        scope.settle(delivered: verdict == .emitted)
-        metrics.completed(verdict, input: item.record, outbound: outbound, elapsed: started.duration(to: .now))
+        settleDelivered(prepared)
         return .processed
+    }
+
+    /// Accounts for a record whose outputs are acknowledged.
+    func settleDelivered(_ prepared: Prepared) {
+        prepared.scope.settle(delivered: prepared.verdict == .emitted)
+        metrics.completed(prepared.verdict, input: prepared.item.record, outbound: prepared.outbound,
+                          elapsed: prepared.started.duration(to: .now))
     }
 
     /// Runs `process` under the per-record timeout (``ProcessingWatchdog``), except for stages that

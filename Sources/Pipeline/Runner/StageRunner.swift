@@ -161,8 +161,14 @@ public final class StageRunner<S: Stage>: Sendable {
                 // The spawner: starts chain heads as they become ready, until the runner stops.
                 for await _ in wakeups {
                     let (items, stop) = mutate { $0.takeReady() }
-                    for item in items {
-                        workers.addTask { await self.runChain(startingWith: item) }
+                    if S.waitsOnOutside {
+                        for item in items {
+                            workers.addTask { await self.runChain(startingWith: item) }
+                        }
+                    } else {
+                        for batch in Self.batches(of: items) {
+                            workers.addTask { await self.runBatch(batch) }
+                        }
                     }
                     if stop { break }
                 }

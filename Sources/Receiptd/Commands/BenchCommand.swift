@@ -34,7 +34,8 @@ struct BenchCommand: Command {
           stages     the four stages through the generic runner on the in-memory transport (no Kafka),
                      then verify again over the same JWS (the verified-JWS cache): what our own plumbing
                      costs next to verification, in rate and CPU per record, after a stage that does nothing
-                     ("runner (pass-through)": what the runner and the transport alone cost per record). A
+                     ("runner (pass-through)": what the runner and the transport alone cost per record; then
+                     the same for a stage that only computes, whose records run in batches). A
                      pass over an eighth of the submissions runs first; exit 1 if a stage's CPU per record grows
                      more than 3x with 8x the records (a cost that grows with the state, as fulfil's once did).
                      Lines: stages_receipts_per_second=<n>, last stages_verify_resubmitted_per_second=<n>
@@ -189,6 +190,7 @@ struct BenchCommand: Command {
             return taken
         }
         _ = try await stage(PassThroughStage(), label: "runner (pass-through)", on: plumbing)
+        _ = try await stage(ComputeOnlyPassThroughStage(), label: "runner (pass-through, batched)", on: plumbing)
         measurement.seconds.append(try await stage(IngestStage()))
         measurement.seconds.append(try await stage(VerifyStage(verifier: verifier)))
         measurement.seconds.append(try await stage(FulfilStage(catalogue: catalogue, ledger: KeyedStateStore(inMemoryCapacity: count + 1))))

@@ -2,22 +2,35 @@ import Pipeline
 
 /// A stage that does no work: it emits one small message per input, so `bench stages` can show
 /// what the runner and the transport cost per record apart from any stage (the plumbing every
-/// stage pays, and the part a runner regression moves).
+/// stage pays, and the part a runner regression moves). Like verify, fulfil and owners it
+/// declares that it waits on the outside, so each record runs on a task of its own under the
+/// processing timeout.
 struct PassThroughStage: Stage {
     typealias Input = [UInt8]
-    typealias Output = Marker
+    typealias Output = PassThroughMarker
     static var name: StageName { .ingest }
-    /// Like verify, fulfil and owners: the runner's per-record timeout is armed.
     static var waitsOnOutside: Bool { true }
 
-    /// The output: the input's size, keyed like the input so ordering work is the same.
-    struct Marker: OutboundMessage {
-        static var outputTopic: OutputTopic { .ingested }
-        let bytes: Int
-        var recordKey: String { "pass-through" }
+    func process(_ input: [UInt8], context: StageContext) async throws -> StageResult<PassThroughMarker> {
+        .emit([PassThroughMarker(bytes: input.count)])
     }
+}
 
-    func process(_ input: [UInt8], context: StageContext) async throws -> StageResult<Marker> {
-        .emit([Marker(bytes: input.count)])
+/// The same for a stage that only computes, like ingest: its records run in the runner's batches.
+struct ComputeOnlyPassThroughStage: Stage {
+    typealias Input = [UInt8]
+    typealias Output = PassThroughMarker
+    static var name: StageName { .ingest }
+    static var waitsOnOutside: Bool { false }
+
+    func process(_ input: [UInt8], context: StageContext) async throws -> StageResult<PassThroughMarker> {
+        .emit([PassThroughMarker(bytes: input.count)])
     }
+}
+
+/// The pass-through stages' output: the input's size, under one key.
+struct PassThroughMarker: OutboundMessage {
+    static var outputTopic: OutputTopic { .ingested }
+    let bytes: Int
+    var recordKey: String { "pass-through" }
 }

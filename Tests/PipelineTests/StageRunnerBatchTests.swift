@@ -1,0 +1,152 @@
+import Foundation
+import Observability
+import Testing
+@testable import Pipeline
+
+private struct InjectedFailure: Error {}
+
+/// The runner's batches for stages that only compute (``Stage/waitsOnOutside`` false): several
+/// records per task, their outputs in one send, their completions under one lock; the per-record
+/// guarantees hold for every record of a batch.
+@Suite(.timeLimit(.minutes(1)))
+struct StageRunnerBatchTests {
+    let input = "receipts.ingested"
+
+    private func runner(_ stage: ComputeOnlyStage, _ transport: InMemoryTransport, group: String = "g",
+                        sink: (any RecordSink)? = nil,
+                        configuration: StageRunnerConfiguration = StageRunnerConfiguration()) -> StageRunner<ComputeOnlyStage> {
+        StageRunner(stage: stage, source: transport.source(group: group, topics: [input]), sink: sink ?? transport.sink,
+                    configuration: configuration, logger: .disabled, metrics: MetricsRegistry(), clock: { Fixtures.now })
+    }
+
+    private static let echo = ComputeOnlyStage { input, _ in .emit([TestOutput(id: input.id, recordKey: input.key)]) }
+
+    @Test func splitsReadyRecordsIntoAtLeastTwoBatchesOfBoundedSize() {
+        func sizes(_ count: Int) -> [Int] {
+            let items = (0..<count).map { WorkItem(record: InboundRecord(topic: "t", partition: 0, offset: Int64($0), key: nil,
+                                                                         value: [], timestamp: Fixtures.now), generation: 0) }
+            return StageRunner<ComputeOnlyStage>.batches(of: items).map(\.count)
+        }
+        #expect(sizes(0) == [])
+        #expect(sizes(1) == [1])
+        #expect(sizes(2) == [1, 1])
+        #expect(sizes(5) == [3, 2])
+        #expect(sizes(300) == [64, 64, 64, 64, 44])
+    }
+
+    /// Many keys over several partitions: every record emitted once, each key's records processed
+    /// and emitted in offset order, every partition's last offset stored.
+    @Test func everyRecordIsEmittedOnceInKeyOrder() async throws {
+        let transport = InMemoryTransport(partitions: [input: 4])
+        let log = Probe<[String: [Int]]>([:])
+        let stage = ComputeOnlyStage { message, _ in
+            let index = Int(message.id.split(separator: "-")[1])!
+            log.update { $0[message.key, default: []].append(index) }
+            return .emit([TestOutput(id: message.id, recordKey: message.key)])
+        }
+        let keys = (0..<7).map { "k\($0)" }
+        for index in 0..<60 {
+            for (n, key) in keys.enumerated() { transport.produce(TestMessage(id: "\(key)-\(index)", key: key), partition: Int32(n % 4)) }
+        }
+        let runner = runner(stage, transport)
+        try await whileRunning(runner) {
+            #expect(await transport.waitUntil { transport in
+                (0..<4).allSatisfy { p in
+                    let expected = Int64(keys.indices.filter { $0 % 4 == p }.count * 60 - 1)
+                    return transport.storedOffset(group: "g", topic: "receipts.ingested", partition: Int32(p)) == expected
+                }
+            })
+        }
+        for key in keys { #expect(log.value[key] == Array(0..<60), "key \(key)") }
+        let outputs = transport.outputIds()
+        #expect(outputs.count == 420)
+        #expect(Set(outputs).count == 420)
+        for key in keys {
+            #expect(outputs.filter { $0.hasPrefix("\(key)-") } == (0..<60).map { "\(key)-\($0)" }, "key \(key)")
+        }
+    }
+
+    @Test func offsetsAreStoredOnlyAfterTheBatchIsAcknowledged() async throws {
+        let transport = InMemoryTransport()
+        transport.holdAcknowledgements()
+        for i in 0..<5 { transport.produce(TestMessage(id: "m\(i)", key: "k\(i)")) }
+        let runner = runner(Self.echo, transport)
+        try await whileRunning(runner) {
+            #expect(await transport.waitUntil { $0.outputIds().count == 5 })
+            #expect(transport.storedOffset(group: "g", topic: input) == nil)
+            transport.releaseAcknowledgements()
+            #expect(await transport.waitUntil { $0.storedOffset(group: "g", topic: "receipts.ingested") == 4 })
+        }
+    }
+
+    /// A failed send fails every record of its batch: none is done, the runner stops, and a
+    /// restarted runner emits them all.
+    @Test func aFailedSendFailsTheWholeBatch() async throws {
+        let transport = InMemoryTransport()
+        for i in 0..<6 { transport.produce(TestMessage(id: "m\(i)", key: "k\(i)")) }
+        transport.setSendFailure { records in
+            records.contains { String(decoding: $0.value, as: UTF8.self).contains("\"m1\"") } ? InjectedFailure() : nil
+        }
+        let failing = runner(Self.echo, transport)
+        await #expect(throws: StageRunnerError.self) { try await failing.run() }
+        #expect(!transport.outputIds().contains("m1"))
+        let stored = transport.storedOffset(group: "g", topic: input)
+        #expect(stored == nil || stored! < 1)
+
+        transport.setSendFailure(nil)
+        let restarted = runner(Self.echo, transport)
+        try await whileRunning(restarted) {
+            #expect(await transport.waitUntil { $0.storedOffset(group: "g", topic: "receipts.ingested") == 5 })
+        }
+        #expect(Set(transport.outputIds()) == Set((0..<6).map { "m\($0)" }))
+    }
+
+    /// Undecodable records, rejections and outputs in one batch each take their own route.
+    @Test func eachRecordOfABatchTakesItsOwnRoute() async throws {
+        let transport = InMemoryTransport()
+        let stage = ComputeOnlyStage { message, _ in
+            message.id.hasPrefix("bad") ? .reject(reason: .invalidField, detail: "bad")
+                : .emit([TestOutput(id: message.id, recordKey: message.key)])
+        }
+        transport.produce(TestMessage(id: "m0", key: "a"))
+        transport.produce(topic: input, key: "b", value: "not json")
+        transport.produce(TestMessage(id: "bad1", key: "c"))
+        transport.produce(TestMessage(id: "m3", key: "d"))
+        let runner = runner(stage, transport)
+        try await whileRunning(runner) {
+            #expect(await transport.waitUntil { $0.storedOffset(group: "g", topic: "receipts.ingested") == 3 })
+        }
+        #expect(Set(transport.outputIds()) == ["m0", "m3"])
+        #expect(transport.records(in: "receipts.dead-letter").map(\.value) == [Array("not json".utf8)])
+        #expect(transport.records(in: "receipts.rejected").count == 1)
+    }
+
+    /// Batches whose partition is fenced while they process (lost assignment, or a revocation past
+    /// its timeout) write nothing; the next owner emits the records once.
+    @Test(arguments: [true, false])
+    func aFencedBatchWritesNothing(lost: Bool) async throws {
+        let transport = InMemoryTransport(partitions: [input: 1])
+        let gate = Gate()
+        let started = Probe(false)
+        let stage = ComputeOnlyStage { message, _ in
+            started.update { $0 = true }
+            try await gate.wait()  // every record, whichever batch it is in
+            return .emit([TestOutput(id: message.id, recordKey: message.key)])
+        }
+        for i in 0..<3 { transport.produce(TestMessage(id: "m\(i)", key: "k\(i)"), partition: 0) }
+        let configuration = StageRunnerConfiguration(revocationTimeout: lost ? .seconds(30) : .milliseconds(50))
+        let runner = runner(stage, transport, configuration: configuration)
+        try await whileRunning(runner) {
+            #expect(await started.waitUntil { $0 })
+            await transport.revoke(group: "g", partitions: [TopicPartition(topic: input, partition: 0)], lost: lost)
+            gate.open()
+        }
+        #expect(transport.outputIds().isEmpty)
+        #expect(transport.storedOffset(group: "g", topic: input, partition: 0) == nil)
+        let again = self.runner(Self.echo, transport)
+        try await whileRunning(again) {
+            #expect(await transport.waitUntil { $0.storedOffset(group: "g", topic: "receipts.ingested", partition: 0) == 2 })
+        }
+        #expect(transport.outputIds().sorted() == ["m0", "m1", "m2"])
+    }
+}
