@@ -15,7 +15,9 @@ import Synchronization
 /// **Concurrency and ordering.** Up to ``StageRunnerConfiguration/maxInFlight`` records are in
 /// flight, processed concurrently in child tasks of one task group, with per-key ordering
 /// (parallel-consumer's KEY order): records with the same key in a partition are processed one
-/// at a time in offset order; different keys in parallel.
+/// at a time in offset order; different keys in parallel. A stage that only computes
+/// (``Stage/waitsOnOutside`` false) runs them in batches instead of a task each
+/// (`StageRunner+Batches.swift`), with the same guarantees per record.
 ///
 /// **Backpressure: pause, keep pulling.** When `maxInFlight` is reached the runner pauses every
 /// assigned partition and resumes them once in-flight records drop to the resume threshold. It
