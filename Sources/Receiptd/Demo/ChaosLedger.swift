@@ -98,6 +98,10 @@ struct ChaosLedger {
         for (eventId, positions) in counts.eventPositions.filter({ $0.value.count > 1 }).sorted(by: { $0.key < $1.key }).prefix(5) {
             lines.append("    ! \(eventId) at \(positions.joined(separator: ", "))")
         }
+        row("same message written twice by the broker", counts.brokerRewrites.values.reduce(0) { $0 + $1.count })
+        for (eventId, positions) in counts.brokerRewrites.sorted(by: { $0.key < $1.key }).prefix(5) {
+            lines.append("    \(eventId) first at \(counts.eventPositions[eventId]?.first ?? "?"), again at \(positions.joined(separator: ", "))")
+        }
         row("DOUBLE GRANTS (purchase granted twice)", doubleGrants)
         for key in counts.doubleGrants.sorted().prefix(5) { lines.append("    ! \(key)") }
         let wrong = wrongVerdicts

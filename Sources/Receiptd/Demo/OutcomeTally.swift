@@ -20,6 +20,14 @@ final class OutcomeTally: Sendable {
         /// Where each entitlement event id was read (`topic/partition/offset`); two positions
         /// mean the event was emitted twice.
         var eventPositions: [String: [String]] = [:]
+        /// Each event's first copy: its producer timestamp and the SHA-256 of its bytes.
+        var firstCopies: [String: (timestamp: Date, digest: [UInt8])] = [:]
+        /// Further copies of an event with the first copy's producer timestamp and bytes, by event id:
+        /// one produced message written twice, which only a broker can do (librdkafka's mock cluster
+        /// does not de-duplicate an idempotent producer's retried batch after a lost connection;
+        /// a real broker does). Any re-emission by a worker is a new message with a new timestamp,
+        /// so it stays in ``eventPositions``.
+        var brokerRewrites: [String: [String]] = [:]
         /// Records read at positions already seen (a consumer re-fetch, not a pipeline duplicate).
         var rereads = 0
         /// Every position read, so a re-fetched record is counted once.
@@ -36,6 +44,21 @@ final class OutcomeTally: Sendable {
         var unattributed: [String: String] = [:]
 
         static let actions: Set<String> = ["grant", "renew", "update", "expire", "revoke"]
+
+        /// Records where an entitlement event was read. - Returns: false when this copy is the
+        /// first copy's message written again by the broker (same producer timestamp and bytes:
+        /// ``brokerRewrites``), which is not an emission of the pipeline's.
+        mutating func recordEvent(_ eventId: String, at position: String, timestamp: Date?, value: [UInt8]) -> Bool {
+            let digest = SHA256.hash(value)
+            if eventPositions[eventId, default: []].isEmpty {
+                if let timestamp { firstCopies[eventId] = (timestamp, digest) }
+            } else if let first = firstCopies[eventId], first.timestamp == timestamp, first.digest == digest {
+                brokerRewrites[eventId, default: []].append(position)
+                return false
+            }
+            eventPositions[eventId, default: []].append(position)
+            return true
+        }
 
         /// Follows a purchase's access per owner through its events (read in order: every event of
         /// a purchase is in one partition) to find double grants.
@@ -152,10 +175,10 @@ final class OutcomeTally: Sendable {
             switch message.topic {
             case topics.entitlementsChanged:
                 let action = object?["action"] as? String ?? "?"
-                counts.entitlementsByAction[action, default: 0] += 1
                 let eventId = object?["eventId"] as? String ?? position
                 let firstCopy = counts.eventPositions[eventId, default: []].isEmpty
-                counts.eventPositions[eventId, default: []].append(position)
+                guard counts.recordEvent(eventId, at: position, timestamp: message.timestamp, value: message.value) else { return }
+                counts.entitlementsByAction[action, default: 0] += 1
                 if firstCopy, let purchase = object?["originalTransactionId"] as? String,
                    let bundleId = object?["bundleId"] as? String, let userId = object?["userId"] as? String {
                     counts.track(action: action, purchase: purchase, owner: bundleId + "/" + userId)
