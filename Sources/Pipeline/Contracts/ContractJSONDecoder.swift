@@ -55,10 +55,7 @@ private struct ValueDecoder: Decoder {
     func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleContainer(decoder: self) }
 
     func mismatch(_ type: Any.Type) -> DecodingError {
-        if case .null = value {
-            return .valueNotFound(type, .init(codingPath: codingPath, debugDescription: "expected \(type), found null"))
-        }
-        return .typeMismatch(type, .init(codingPath: codingPath, debugDescription: "expected \(type), found \(value.typeName)"))
+        ContractReader.mismatch(type, value, codingPath)
     }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
@@ -105,15 +102,7 @@ private struct ValueDecoder: Decoder {
     }
 
     func integer<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
-        switch value {
-        case .integer(let integer):
-            if let exact = I(exactly: integer) { return exact }
-        case .number(let number):
-            if let exact = I(exactly: number) { return exact }
-        default:
-            throw mismatch(type)
-        }
-        throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "number does not fit in \(type)"))
+        try ContractReader.exactInteger(value, type, at: codingPath)
     }
 }
 

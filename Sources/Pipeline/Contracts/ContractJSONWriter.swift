@@ -259,16 +259,12 @@ struct ContractJSONWriter {
                     out.append(0x75)
                     out.append(0x30)
                     out.append(0x30)
-                    out.append(hexDigit(byte >> 4))
-                    out.append(hexDigit(byte & 0x0F))
+                    out.append(Hex.digit(byte >> 4))
+                    out.append(Hex.digit(byte & 0x0F))
                 }
             }
             if start < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...])) }
         }
         out.append(0x22)
-    }
-
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? 0x30 &+ nibble : 0x57 &+ nibble
     }
 }

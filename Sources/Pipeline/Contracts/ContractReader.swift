@@ -20,8 +20,10 @@ struct ContractReader {
         self.codingPath = codingPath
     }
 
-    // MARK: Errors, worded as ContractJSONDecoder words them.
+    // MARK: Errors, in ContractJSONDecoder's wording (the type and integer errors are shared with it).
 
+    /// `valueNotFound` for `null`, `typeMismatch` otherwise: the wording of every type error of the
+    /// contracts' decoding (``ContractJSONDecoder`` uses it too).
     static func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingKey]) -> DecodingError {
         if case .null = value {
             return .valueNotFound(type, .init(codingPath: path, debugDescription: "expected \(type), found null"))
@@ -91,17 +93,25 @@ struct ContractReader {
         return try integer(value, key)
     }
 
-    /// An exact `Int`: an integer, or a number with an integral value in range (as the decoder).
     private func integer(_ value: JSONValue, _ key: ContractKey) throws -> Int {
+        try Self.exactInteger(value, Int.self, at: codingPath + [key])
+    }
+
+    /// An exact integer: a JSON integer, or a number with an integral value, in `type`'s range;
+    /// `typeMismatch`/`valueNotFound` for anything else, `dataCorrupted` when it does not fit.
+    /// The one rule for ``ContractJSONDecoder`` and the direct readers. The path is only used on
+    /// error (an autoclosure, so a well-formed value builds none).
+    static func exactInteger<I: FixedWidthInteger>(_ value: JSONValue, _ type: I.Type,
+                                                   at path: @autoclosure () -> [any CodingKey]) throws -> I {
         switch value {
         case .integer(let integer):
-            if let exact = Int(exactly: integer) { return exact }
+            if let exact = I(exactly: integer) { return exact }
         case .number(let number):
-            if let exact = Int(exactly: number) { return exact }
+            if let exact = I(exactly: number) { return exact }
         default:
-            throw mismatch(Int.self, value, key)
+            throw mismatch(type, value, path())
         }
-        throw corrupted(key, "number does not fit in \(Int.self)")
+        throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "number does not fit in \(type)"))
     }
 
     // MARK: Contract vocabulary

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The bytes of a contract timestamp (see ``ContractCoding/timestamp(_:)``): RFC 3339 UTC,
-/// `YYYY-MM-DDTHH:MM:SS[.mmm]Z`, written with integer civil-from-days arithmetic (no `Calendar`,
+/// `YYYY-MM-DDTHH:MM:SS[.mmm]Z`, written with integer civil-from-days arithmetic (``UTCCalendar``; no `Calendar`,
 /// no intermediate `String`s), as profiles showed the string-built form costing ~3% of a worker.
 ///
 /// The instant is rounded to the nearest millisecond (half away from zero) before it is split, so
@@ -15,7 +15,7 @@ enum ContractTimestamp {
         let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let (seconds, millis) = floorDivision(totalMillis, 1000)
         let (days, secondOfDay) = floorDivision(seconds, 86_400)
-        let (year, month, day) = civil(fromDays: days)
+        let (year, month, day) = UTCCalendar.civil(fromDays: days)
         appendYear(year, to: &out)
         out.append(0x2D)
         appendTwoDigits(month, to: &out)
@@ -39,21 +39,6 @@ enum ContractTimestamp {
     private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
         let quotient = value / divisor, remainder = value % divisor
         return remainder < 0 ? (quotient - 1, remainder + divisor) : (quotient, remainder)
-    }
-
-    /// Howard Hinnant's civil-from-days (proleptic Gregorian): days since 1970-01-01 to
-    /// (year, month, day).
-    private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        let year = yearOfEra + era * 400
-        return (month <= 2 ? year + 1 : year, month, day)
     }
 
     /// Four digits for 0000-9999; otherwise the decimal text left-padded with zeros to four

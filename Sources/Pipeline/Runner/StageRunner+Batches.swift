@@ -41,13 +41,11 @@ extension StageRunner {
             }
             outcomes += await deliverAll(prepared)
             for record in prepared { record.scope.settle(delivered: false) }  // no effect once delivered
-            if let (item, failed) = outcomes.lazy.compactMap({ outcome -> (WorkItem, any Error)? in
-                if case .deliveryFailed(let error) = outcome.1 { return (outcome.0, error) }
-                return nil
-            }).first {
+            for case (let item, .deliveryFailed(let error)) in outcomes {
                 let failure = StageRunnerError(.deliveryFailed, "outputs of \(item.record.position) were not acknowledged",
-                                               underlying: failed)
+                                               underlying: error)
                 await perform(mutate { $0.stop(failure: failure) })
+                break
             }
             let (effects, next) = mutate { state -> (RunnerState.Effects, [WorkItem]) in
                 var merged = RunnerState.Effects(), next: [WorkItem] = []
