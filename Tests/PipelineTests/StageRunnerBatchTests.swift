@@ -5,9 +5,10 @@ import Testing
 
 private struct InjectedFailure: Error {}
 
-/// The runner's batches for stages that only compute (``Stage/waitsOnOutside`` false): several
-/// records per task, their outputs in one send, their completions under one lock; the per-record
-/// guarantees hold for every record of a batch.
+/// The runner's batches for stages that wait on nothing outside (``StageWaiting/nothing`` and
+/// ``StageWaiting/deliveries``): several records per task, their outputs in one send (two with
+/// state outputs), their completions under one lock; the per-record guarantees hold for every
+/// record of a batch, and a state store's wait never waits on its own batch.
 @Suite(.timeLimit(.minutes(1)))
 struct StageRunnerBatchTests {
     let input = "receipts.ingested"
@@ -149,4 +150,116 @@ struct StageRunnerBatchTests {
         }
         #expect(transport.outputIds().sorted() == ["m0", "m1", "m2"])
     }
+
+    /// Records of different record keys sharing one state key (fulfil's ledger is keyed by
+    /// purchase: Family Sharing, transfers): a record that finds the key pending waits for an
+    /// earlier record of its own batch, which the batch therefore delivers first. Every update sees
+    /// every acknowledged one before it: the counts are 1 to N, each once.
+    @Test func recordsOfOneBatchSharingAStateKeyDoNotWaitOnEachOther() async throws {
+        let transport = InMemoryTransport(partitions: [input: 2])
+        let store = KeyedStateStore<Int>()
+        let stage = StoreStage { message, context in
+            let count = try await store.update("shared", scope: context.delivery) { current in
+                ((current ?? 0) + 1, (current ?? 0) + 1)
+            }
+            return .emit([StoreStageOutput(id: "\(message.id)#\(count)", recordKey: message.key, isState: false)])
+        }
+        let keys = (0..<8).map { "k\($0)" }
+        for index in 0..<10 {
+            for (n, key) in keys.enumerated() { transport.produce(TestMessage(id: "\(key)-\(index)", key: key), partition: Int32(n % 2)) }
+        }
+        let runner = StageRunner(stage: stage, source: transport.source(group: "g", topics: [input]), sink: transport.sink,
+                                 logger: .disabled, metrics: MetricsRegistry(), clock: { Fixtures.now })
+        try await whileRunning(runner) {
+            #expect(await transport.waitUntil { transport in
+                (0..<2).allSatisfy { transport.storedOffset(group: "g", topic: "receipts.ingested", partition: Int32($0)) == 39 }
+            })
+        }
+        let outputs = transport.outputIds()
+        #expect(outputs.count == 80)
+        #expect(outputs.compactMap { Int($0.split(separator: "#")[1]) }.sorted() == Array(1...80))
+        #expect(store.value(of: "shared", in: 0) == 80)
+        for key in keys {
+            #expect(outputs.filter { $0.hasPrefix("\(key)-") }.map { $0.split(separator: "#")[0] }
+                        == (0..<10).map { "\(key)-\($0)"[...] }, "key \(key)")
+        }
+    }
+
+    /// A batch with state outputs (pinned to the input's partition) sends every other output first
+    /// and the state outputs only once those are acknowledged, as a record alone does; fewer sends
+    /// than two per record.
+    @Test func aBatchSendsItsStateOutputsAfterTheOthersAreAcknowledged() async throws {
+        let transport = InMemoryTransport(partitions: [input: 2, "entitlements.changed": 2])
+        let sink = RecordingSink(transport.sink)
+        let stage = StoreStage { message, _ in
+            .emit([StoreStageOutput(id: message.id, recordKey: message.key, isState: true),
+                   StoreStageOutput(id: message.id, recordKey: message.key, isState: false)])
+        }
+        for index in 0..<40 { transport.produce(TestMessage(id: "m\(index)", key: "k\(index)"), partition: Int32(index % 2)) }
+        transport.holdAcknowledgements()
+        let runner = StageRunner(stage: stage, source: transport.source(group: "g", topics: [input]), sink: sink,
+                                 logger: .disabled, metrics: MetricsRegistry(), clock: { Fixtures.now })
+        try await whileRunning(runner) {
+            #expect(await transport.waitUntil { $0.outputIds().count == 40 })
+            #expect(transport.records(in: "entitlements.changed").isEmpty)
+            transport.releaseAcknowledgements()
+            #expect(await transport.waitUntil { transport in
+                (0..<2).allSatisfy { transport.storedOffset(group: "g", topic: "receipts.ingested", partition: Int32($0)) == 19 }
+            })
+        }
+        let sends = sink.sends
+        for index in 0..<40 {
+            let other = sends.firstIndex { $0.contains { $0.topic == "receipts.verified" && $0.key == Array("k\(index)".utf8) } }
+            let state = sends.firstIndex { $0.contains { $0.topic == "entitlements.changed" && $0.key == Array("k\(index)".utf8) } }
+            #expect(other != nil && state != nil && other! < state!, "m\(index)")
+        }
+        #expect(transport.records(in: "entitlements.changed").count == 40)
+        for record in transport.records(in: "entitlements.changed") {
+            let id = try ContractCoding.decode(StoreStageOutput.self, from: record.value).id
+            #expect(record.partition == Int32(Int(id.dropFirst())! % 2), "\(id) stays in its input's partition")
+        }
+        #expect(sends.count < 80)
+    }
+}
+
+/// A ``ClosureStage`` whose only waits are a state store's (``StageWaiting/deliveries``).
+private struct StoreStage: Stage {
+    typealias Input = TestMessage
+    typealias Output = StoreStageOutput
+    static var name: StageName { .verify }
+    static var waitsOn: StageWaiting { .deliveries }
+
+    let body: @Sendable (TestMessage, StageContext) async throws -> StageResult<StoreStageOutput>
+
+    func process(_ input: TestMessage, context: StageContext) async throws -> StageResult<StoreStageOutput> {
+        try await body(input, context)
+    }
+}
+
+/// A test output that is either a state output (pinned to the input's partition, on
+/// `entitlements.changed`) or another one (on `receipts.verified`, by key).
+private struct StoreStageOutput: OutboundMessage, Decodable {
+    static var outputTopic: OutputTopic { .verified }
+    var id: String
+    var recordKey: String
+    var isState: Bool
+    var topic: OutputTopic { isState ? .entitlementsChanged : .verified }
+    var messagePartitioning: OutputPartitioning { isState ? .inputPartition : .byKey }
+}
+
+/// Passes sends on to a sink and keeps what each one held.
+private final class RecordingSink: RecordSink {
+    private let sink: any RecordSink
+    private let log = Probe<[[OutboundRecord]]>([])
+
+    init(_ sink: any RecordSink) { self.sink = sink }
+
+    var sends: [[OutboundRecord]] { log.value }
+
+    func send(_ records: [OutboundRecord]) async throws {
+        log.update { $0.append(records) }
+        try await sink.send(records)
+    }
+
+    func discardUnsent() async { await sink.discardUnsent() }
 }

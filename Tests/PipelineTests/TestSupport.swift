@@ -216,7 +216,7 @@ struct ComputeOnlyStage: Stage {
     typealias Input = TestMessage
     typealias Output = TestOutput
     static var name: StageName { .verify }
-    static var waitsOnOutside: Bool { false }
+    static var waitsOn: StageWaiting { .nothing }
 
     let body: @Sendable (TestMessage, StageContext) async throws -> StageResult<TestOutput>
 

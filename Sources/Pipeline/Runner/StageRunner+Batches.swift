@@ -1,15 +1,19 @@
 import Observability
+import Synchronization
 
-/// Batches for stages that only compute (``Stage/waitsOnOutside`` false, e.g. ingest): one task
-/// takes several chain heads, processes them one after the other, sends all their outputs in one
-/// `send` and completes them under one lock, where a record of its own would cost a task, a send
-/// awaiting its own acknowledgement and a lock round trip for each step. Delivery semantics are the
-/// per-record ones: a record counts as done only once its outputs are acknowledged, a record of a
-/// partition released meanwhile writes nothing, a failed send fails every record of the batch.
+/// Batches for stages that wait on nothing but computation or earlier records' deliveries
+/// (``StageWaiting/nothing``: ingest; ``StageWaiting/deliveries``: fulfil, owners): one task takes
+/// several chain heads, processes them one after the other, sends their outputs together (one
+/// `send`, two when some are state outputs) and completes them under one lock, where a record of
+/// its own would cost a task, a send awaiting its own acknowledgement and a lock round trip for
+/// each step. Delivery semantics are the per-record ones: a record counts as done only once its
+/// outputs are acknowledged, a record of a partition released meanwhile writes nothing, a failed
+/// send fails every record in it.
 ///
-/// Only for such stages: a stage that waits (a network call, a state store holding a key until an
-/// earlier record's outputs are acknowledged) would make the whole batch wait, or wait forever
-/// for a record of its own batch.
+/// A record whose state store must wait for a pending update of its key first has the records its
+/// batch processed before it delivered (``DeliveryScope/beforeWaiting()``): the update it waits for
+/// may be one of theirs (fulfil's ledger is keyed by purchase, not by record key), and a batch that
+/// waits holds back no outputs that another batch could be waiting for.
 extension StageRunner {
     /// Chain heads one batch task takes at most: enough to spread the per-batch costs thin, small
     /// enough that a batch's outputs are out within about a millisecond.
@@ -27,20 +31,20 @@ extension StageRunner {
     func runBatch(_ heads: ArraySlice<WorkItem>) async {
         var items = Array(heads)
         while !items.isEmpty {
-            var prepared: [Prepared] = []
-            var outcomes: [(WorkItem, Completion)] = []
-            prepared.reserveCapacity(items.count)
+            let batch = HeldBatch()
+            var deliverEarlier: (@Sendable () async -> Void)?
+            if S.waitsOn == .deliveries { deliverEarlier = { @Sendable in await self.deliverHeld(batch) } }
             for item in items {
-                let scope = DeliveryScope(partition: item.record.partition)
+                let scope = DeliveryScope(partition: item.record.partition, deliverEarlier: deliverEarlier)
                 if let record = await prepare(item, scope: scope) {
-                    prepared.append(record)
+                    batch.hold(record)
                 } else {
                     scope.settle(delivered: false)
-                    outcomes.append((item, .abandoned))
+                    batch.finished([(item, .abandoned)])
                 }
             }
-            outcomes += await deliverAll(prepared)
-            for record in prepared { record.scope.settle(delivered: false) }  // no effect once delivered
+            await deliverHeld(batch)
+            let outcomes = batch.outcomes
             for case (let item, .deliveryFailed(let error)) in outcomes {
                 let failure = StageRunnerError(.deliveryFailed, "outputs of \(item.record.position) were not acknowledged",
                                                underlying: error)
@@ -62,46 +66,37 @@ extension StageRunner {
         }
     }
 
-    /// Sends the outputs of every record still current in one `send`. Records with a state output
-    /// (one pinned to the input's partition, sent only after the others) go one by one.
-    private func deliverAll(_ records: [Prepared]) async -> [(WorkItem, Completion)] {
-        guard records.count > 1, !records.contains(where: { $0.outbound.contains { $0.partition != nil } }) else {
+    /// Delivers what the batch holds: every processed record at its end, or those processed
+    /// before a record that is about to wait.
+    private func deliverHeld(_ batch: HeldBatch) async {
+        let records = batch.takeHeld()
+        guard !records.isEmpty else { return }
+        let outcomes = await deliver(records)
+        for record in records { record.scope.settle(delivered: false) }  // no effect once delivered
+        batch.finished(outcomes)
+    }
+
+    /// A batch's processed records not yet sent, and how the sent ones ended. Only the batch's own
+    /// task uses it (the delivery hook runs on that task, inside `process`); the lock is uncontended.
+    final class HeldBatch: Sendable {
+        private struct State {
+            var held: [Prepared] = []
             var outcomes: [(WorkItem, Completion)] = []
-            for record in records { outcomes.append((record.item, await deliver(record))) }
-            return outcomes
         }
-        let current = inspect { state in records.map { state.isCurrent($0.item) } }
-        var outbound: [OutboundRecord] = []
-        for (record, isCurrent) in zip(records, current) where isCurrent { outbound += record.outbound }
-        var failure: (any Error)?
-        if !outbound.isEmpty {
-            do {
-                try await sink.send(outbound)
-            } catch {
-                failure = error
+
+        private let state = Mutex(State())
+
+        func hold(_ record: Prepared) { state.withLock { $0.held.append(record) } }
+
+        func takeHeld() -> [Prepared] {
+            state.withLock { state in
+                defer { state.held = [] }
+                return state.held
             }
         }
-        let cancelled = Task.isCancelled
-        let stillCurrent = failure == nil ? current : inspect { state in records.map { state.isCurrent($0.item) } }
-        var loggedFailure = false
-        return zip(records, zip(current, stillCurrent)).map { record, currency -> (WorkItem, Completion) in
-            guard currency.0 else {
-                record.logger.notice("partition released before delivery; abandoning the record to its next owner")
-                return (record.item, .abandoned)
-            }
-            guard let failure else {
-                settleDelivered(record)
-                return (record.item, .processed)
-            }
-            // Cancelled, or fenced by a lost assignment (whose unsent outputs were discarded).
-            if cancelled || !currency.1 { return (record.item, .abandoned) }
-            if !loggedFailure {
-                loggedFailure = true
-                record.logger.error("delivery failed; offsets of the batch not stored, stopping", metadata: [
-                    LoggingKeys.errorMessage: .string("\(failure)"),
-                ])
-            }
-            return (record.item, .deliveryFailed(failure))
-        }
+
+        func finished(_ outcomes: [(WorkItem, Completion)]) { state.withLock { $0.outcomes += outcomes } }
+
+        var outcomes: [(WorkItem, Completion)] { state.withLock { $0.outcomes } }
     }
 }

@@ -4,7 +4,7 @@ import Observability
 /// Per-record processing: decode, process under a timeout, route, deliver, account.
 extension StageRunner {
     /// How handling a record ended.
-    enum Completion {
+    enum Completion: Sendable {
         /// Everything it produced is acknowledged: the record is done.
         case processed
         /// Cancelled before it could finish (shutdown): not done, will be redelivered.
@@ -42,7 +42,7 @@ extension StageRunner {
         let scope = DeliveryScope(partition: item.record.partition)
         let completion: Completion
         if let prepared = await prepare(item, scope: scope) {
-            completion = await deliver(prepared)
+            completion = await deliver([prepared])[0].1
         } else {
             completion = .abandoned
         }
@@ -51,7 +51,7 @@ extension StageRunner {
     }
 
     /// A record decoded, processed and routed: what it sends, and how it is accounted for once sent.
-    struct Prepared {
+    struct Prepared: Sendable {
         let item: WorkItem
         let scope: DeliveryScope
         let outbound: [OutboundRecord]
@@ -116,42 +116,70 @@ extension StageRunner {
         return Prepared(item: item, scope: scope, outbound: outbound, verdict: verdict, started: started, logger: recordLogger)
     }
 
-    /// Sends a record's results and, once acknowledged, settles its scope and accounts for it.
+    /// Sends the results of records processed one after the other (one record, or a batch) and,
+    /// once acknowledged, settles their scopes and accounts for them: all outputs in one `send`,
+    /// or two when some are state outputs.
     ///
-    /// Fence: a record whose partition was released meanwhile (revoked, and the revocation
-    /// timeout expired before it finished) sends nothing: the partition's next owner processes it
-    /// again, and output written now could reach the output topic after that owner rebuilt its
-    /// state from it.
-    func deliver(_ prepared: Prepared) async -> Completion {
-        let item = prepared.item, outbound = prepared.outbound, recordLogger = prepared.logger
-        guard inspect({ $0.isCurrent(item) }) else {
-            recordLogger.notice("partition released before delivery; abandoning the record to its next owner")
-            return .abandoned
+    /// State outputs: an output pinned to the input's partition number is the stage's durable
+    /// record of its state (fulfil's ledger); whatever else the records emit is acknowledged first,
+    /// so a crash never leaves the state record without the others, which a redelivery (then judged
+    /// a duplicate) would not emit again.
+    ///
+    /// Fence: a record whose partition was released meanwhile (revoked, and the revocation timeout
+    /// expired before it finished) sends nothing: the partition's next owner processes it again,
+    /// and output written now could reach the output topic after that owner rebuilt its state
+    /// from it.
+    func deliver(_ records: [Prepared]) async -> [(WorkItem, Completion)] {
+        let current = inspect { state in records.map { state.isCurrent($0.item) } }
+        var others: [OutboundRecord] = [], withState = [Bool](repeating: false, count: records.count)
+        for index in records.indices where current[index] {
+            for output in records[index].outbound {
+                if output.partition == nil { others.append(output) } else { withState[index] = true }
+            }
         }
+        var stillCurrent = current, othersSent = false
+        var failure: (any Error)?
         do {
-            // An output pinned to the input's partition number is the stage's durable record of
-            // its state (fulfil's ledger); whatever else the record emits is acknowledged first,
-            // so a crash never leaves the state record without the others, which a redelivery
-            // (then judged a duplicate) would not emit again.
-            let state = outbound.filter { $0.partition != nil }, others = outbound.filter { $0.partition == nil }
-            if !others.isEmpty, !state.isEmpty {
+            if !others.isEmpty {
                 try await sink.send(others)
-                // The assignment may have been lost meanwhile: the state record then stays unwritten.
-                guard inspect({ $0.isCurrent(item) }) else { return .abandoned }
-                try await sink.send(state)
-            } else if !outbound.isEmpty {
-                try await sink.send(outbound)
+                othersSent = true
+            }
+            if withState.contains(true) {
+                // The assignment may have been lost meanwhile: those records' state stays unwritten.
+                if othersSent { stillCurrent = inspect { state in records.map { state.isCurrent($0.item) } } }
+                var states: [OutboundRecord] = []
+                for index in records.indices where withState[index] && stillCurrent[index] {
+                    states += records[index].outbound.filter { $0.partition != nil }
+                }
+                if !states.isEmpty { try await sink.send(states) }
             }
         } catch {
-            // Cancelled, or fenced by a lost assignment (whose unsent outputs were discarded).
-            if Task.isCancelled || !inspect({ $0.isCurrent(item) }) { return .abandoned }
-            recordLogger.error("delivery failed; offset not stored, stopping", metadata: [
-                LoggingKeys.errorMessage: .string("\(error)"),
-            ])
-            return .deliveryFailed(error)
+            failure = error
+            stillCurrent = inspect { state in records.map { state.isCurrent($0.item) } }
         }
-        settleDelivered(prepared)
-        return .processed
+        let cancelled = Task.isCancelled
+        var loggedFailure = false
+        return records.indices.map { index -> (WorkItem, Completion) in
+            let record = records[index]
+            guard current[index] else {
+                record.logger.notice("partition released before delivery; abandoning the record to its next owner")
+                return (record.item, .abandoned)
+            }
+            if let failure, withState[index] || !othersSent {
+                // Cancelled, or fenced by a lost assignment (whose unsent outputs were discarded).
+                if cancelled || !stillCurrent[index] { return (record.item, .abandoned) }
+                if !loggedFailure {
+                    loggedFailure = true
+                    record.logger.error("delivery failed; offset not stored, stopping", metadata: [
+                        LoggingKeys.errorMessage: .string("\(failure)"),
+                    ])
+                }
+                return (record.item, .deliveryFailed(failure))
+            }
+            if withState[index], !stillCurrent[index] { return (record.item, .abandoned) }
+            settleDelivered(record)
+            return (record.item, .processed)
+        }
     }
 
     /// Accounts for a record whose outputs are acknowledged.
@@ -161,11 +189,11 @@ extension StageRunner {
                           elapsed: prepared.started.duration(to: .now))
     }
 
-    /// Runs `process` under the per-record timeout (``ProcessingWatchdog``), except for stages that
-    /// only compute (``Stage/waitsOnOutside``), which run it on the record's own task.
+    /// Runs `process` under the per-record timeout (``ProcessingWatchdog``) for stages that wait on
+    /// the outside; the others (``StageWaiting``) run it on the record's own task.
     private func processWithTimeout(_ input: S.Input, context: StageContext) async -> Result<StageResult<S.Output>, any Error> {
         let stage = self.stage
-        guard S.waitsOnOutside else {
+        guard S.waitsOn == .outside else {
             do {
                 return .success(try await stage.process(input, context: context))
             } catch {

@@ -15,9 +15,10 @@ import Synchronization
 /// **Concurrency and ordering.** Up to ``StageRunnerConfiguration/maxInFlight`` records are in
 /// flight, processed concurrently in child tasks of one task group, with per-key ordering
 /// (parallel-consumer's KEY order): records with the same key in a partition are processed one
-/// at a time in offset order; different keys in parallel. A stage that only computes
-/// (``Stage/waitsOnOutside`` false) runs them in batches instead of a task each
-/// (`StageRunner+Batches.swift`), with the same guarantees per record.
+/// at a time in offset order; different keys in parallel. A stage that waits on nothing outside
+/// the pipeline (``Stage/waitsOn`` ``StageWaiting/nothing`` or ``StageWaiting/deliveries``) runs
+/// them in batches instead of a task each (`StageRunner+Batches.swift`), with the same guarantees
+/// per record.
 ///
 /// **Backpressure: pause, keep pulling.** When `maxInFlight` is reached the runner pauses every
 /// assigned partition and resumes them once in-flight records drop to the resume threshold. It
@@ -154,7 +155,7 @@ public final class StageRunner<S: Stage>: Sendable {
         await withTaskGroup(of: Void.self) { pullGroup in
             pullGroup.addTask { await self.pull(from: self.source) }
             pullGroup.addTask { await self.runDelayTimer() }
-            if S.waitsOnOutside {
+            if S.waitsOn == .outside {
                 // Keeps the per-record timeout: a tick of a quarter of it, at most a second.
                 let tick = min(configuration.processingTimeout / 4, .seconds(1))
                 pullGroup.addTask { await self.watchdog.run(every: tick) }
@@ -163,7 +164,7 @@ public final class StageRunner<S: Stage>: Sendable {
                 // The spawner: starts chain heads as they become ready, until the runner stops.
                 for await _ in wakeups {
                     let (items, stop) = mutate { $0.takeReady() }
-                    if S.waitsOnOutside {
+                    if S.waitsOn == .outside {
                         for item in items {
                             workers.addTask { await self.runChain(startingWith: item) }
                         }

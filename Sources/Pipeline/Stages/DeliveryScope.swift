@@ -23,11 +23,23 @@ public final class DeliveryScope: Sendable {
     /// (``OutputPartitioning/inputPartition``).
     public let partition: Int32
     private let state = Mutex(State.open([]))
+    private let deliverEarlier: (@Sendable () async -> Void)?
 
     /// Creates an open scope.
-    /// - Parameter partition: the input record's partition number.
-    public init(partition: Int32) {
+    /// - Parameters:
+    ///   - partition: the input record's partition number.
+    ///   - deliverEarlier: what ``beforeWaiting()`` runs: the runner delivers the records its batch
+    ///     processed before this one (nil: nothing held back).
+    public init(partition: Int32, deliverEarlier: (@Sendable () async -> Void)? = nil) {
         self.partition = partition
+        self.deliverEarlier = deliverEarlier
+    }
+
+    /// To be called by a collaborator before it waits for another record's scope to settle (a
+    /// pending update of the same key): records processed earlier in this record's batch have not
+    /// been sent yet, and one of them may be what it waits for, so the runner delivers them first.
+    public func beforeWaiting() async {
+        await deliverEarlier?()
     }
 
     /// Runs `body` once when the scope settles, with whether the outputs were delivered; at once

@@ -23,6 +23,8 @@ public struct FulfilStage: Stage {
     public typealias Input = ReceiptVerified
     public typealias Output = FulfilOutput
     public static var name: StageName { .fulfil }
+    /// The ledger is all it waits on; its records run in the runner's batches.
+    public static var waitsOn: StageWaiting { .deliveries }
 
     private let catalogue: ProductCatalogue
     private let lifecycle: PurchaseLifecycle

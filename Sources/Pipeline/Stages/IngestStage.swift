@@ -26,7 +26,7 @@ public struct IngestStage: Stage {
     public typealias Input = [UInt8]
     public typealias Output = IngestedSubmission
     public static var name: StageName { .ingest }
-    public static var waitsOnOutside: Bool { false }
+    public static var waitsOn: StageWaiting { .nothing }
 
     /// The limits applied.
     public var configuration: IngestConfiguration

@@ -13,6 +13,8 @@ public struct OwnersStage: Stage {
     public typealias Input = OwnerPurchaseUpdate
     public typealias Output = EntitlementState
     public static var name: StageName { .owners }
+    /// The store is all it waits on; its records run in the runner's batches.
+    public static var waitsOn: StageWaiting { .deliveries }
 
     private let store: KeyedStateStore<EntitlementState>
 

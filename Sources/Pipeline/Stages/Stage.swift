@@ -23,22 +23,21 @@ public protocol Stage: Sendable {
     ///   - context: logger, attempt number, clock and provenance of the record.
     /// - Returns: outputs to emit, a permanent rejection, or a deliberate end without output.
     /// - Throws: a ``ClassifiedError`` (or any error, counted as transient).
-    /// - Important: for a stage that ``waitsOnOutside``, the runner enforces a timeout by
-    ///   cancelling the task; long waits inside `process` must be cancellable (they are, for
-    ///   `Task.sleep` and well-behaved clients).
+    /// - Important: for a stage that waits on the ``StageWaiting/outside``, the runner enforces a
+    ///   timeout by cancelling the task; long waits inside `process` must be cancellable (they are,
+    ///   for `Task.sleep` and well-behaved clients).
     func process(_ input: Input, context: StageContext) async throws -> StageResult<Output>
 
     /// Turns a record value into ``Input``; a throw dead-letters the record as `undecodable`.
     static func decodeInput(_ value: [UInt8]) throws -> Input
 
-    /// Whether `process` may wait on anything (a network call, another record's delivery through a
-    /// state store) that the runner's processing timeout should cut short. Default `true`; a stage
-    /// that only computes (ingest) says `false` and saves a timer and a child task per record.
-    static var waitsOnOutside: Bool { get }
+    /// What `process` may wait on, which decides how the runner runs the stage's records (see
+    /// ``StageWaiting``). Default ``StageWaiting/outside``.
+    static var waitsOn: StageWaiting { get }
 }
 
 extension Stage {
-    public static var waitsOnOutside: Bool { true }
+    public static var waitsOn: StageWaiting { .outside }
 
     /// Decodes a JSON contract (``ContractCoding``).
     public static func decodeInput(_ value: [UInt8]) throws -> Input {

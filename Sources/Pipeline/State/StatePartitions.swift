@@ -5,7 +5,8 @@ import Synchronization
 ///
 /// An update under a ``DeliveryScope`` is *pending* until the scope settles: delivered, it is
 /// applied; not delivered (retry, timeout, shutdown, rejection), it is withdrawn. While a key has
-/// a pending update, a second update of that key waits for it, so each update sees every
+/// a pending update, a second update of that key waits for it (after letting the runner send what
+/// its batch holds back: ``DeliveryScope/beforeWaiting()``), so each update sees every
 /// acknowledged one before it. A partition installed again is a new incarnation: scopes of the
 /// old one settle into nothing.
 final class StatePartitions<Value: Sendable>: Sendable {
@@ -120,6 +121,8 @@ final class StatePartitions<Value: Sendable>: Sendable {
             case .notReady:
                 throw FulfilmentLedgerError("state partition \(partition) is not ready (not assigned, or still being rebuilt)")
             case .wait:
+                // It may wait on a record of its own batch, which is sent only after this one.
+                await scope?.beforeWaiting()
                 await waitForSettlement(of: key, in: partition)
             }
         }

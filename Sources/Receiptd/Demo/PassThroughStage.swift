@@ -9,7 +9,7 @@ struct PassThroughStage: Stage {
     typealias Input = [UInt8]
     typealias Output = PassThroughMarker
     static var name: StageName { .ingest }
-    static var waitsOnOutside: Bool { true }
+    static var waitsOn: StageWaiting { .outside }
 
     func process(_ input: [UInt8], context: StageContext) async throws -> StageResult<PassThroughMarker> {
         .emit([PassThroughMarker(bytes: input.count)])
@@ -21,7 +21,7 @@ struct ComputeOnlyPassThroughStage: Stage {
     typealias Input = [UInt8]
     typealias Output = PassThroughMarker
     static var name: StageName { .ingest }
-    static var waitsOnOutside: Bool { false }
+    static var waitsOn: StageWaiting { .nothing }
 
     func process(_ input: [UInt8], context: StageContext) async throws -> StageResult<PassThroughMarker> {
         .emit([PassThroughMarker(bytes: input.count)])
