@@ -220,6 +220,50 @@ struct StageRunnerBatchTests {
         }
         #expect(sends.count < 80)
     }
+
+    /// A stage that waits on the outside (verify): a record whose input may wait leaves the batch
+    /// for a task of its own under the processing timeout; the others run in batches without it
+    /// (a slow one is not cut short) and are not held up by a waiting one.
+    @Test func inputsThatMayWaitLeaveTheBatchForATaskUnderTheTimeout() async throws {
+        let transport = InMemoryTransport(partitions: [input: 2])
+        let stage = SplitStage { message, _ in
+            if message.id.hasPrefix("wait") {
+                try await Task.sleep(for: .seconds(3600))  // a hung App Store call; cancelled by the timeout
+            } else if message.id == "long" {
+                try await Task.sleep(for: .milliseconds(300))  // longer than the timeout, but not timed
+            }
+            return .emit([TestOutput(id: message.id, recordKey: message.key)])
+        }
+        transport.produce(TestMessage(id: "wait-0", key: "w"), partition: 0)
+        transport.produce(TestMessage(id: "long", key: "l"), partition: 1)
+        for index in 0..<10 { transport.produce(TestMessage(id: "m\(index)", key: "k\(index)"), partition: 1) }
+        let runner = StageRunner(stage: stage, source: transport.source(group: "g", topics: [input]), sink: transport.sink,
+                                 configuration: StageRunnerConfiguration(processingTimeout: .milliseconds(100)),
+                                 logger: .disabled, metrics: MetricsRegistry(), clock: { Fixtures.now })
+        try await whileRunning(runner) {
+            #expect(await transport.waitUntil { $0.storedOffset(group: "g", topic: "receipts.ingested", partition: 1) == 10 })
+            #expect(await transport.waitUntil { $0.storedOffset(group: "g", topic: "receipts.ingested", partition: 0) == 0 })
+        }
+        #expect(transport.outputIds().sorted() == (["long"] + (0..<10).map { "m\($0)" }).sorted())
+        let dead = transport.records(in: "receipts.dead-letter")
+        #expect(dead.count == 1)
+        #expect(dead.first.map { transport.header(RecordHeaders.reason, of: $0) } == "timeout")
+    }
+}
+
+/// A stage that waits on the outside only for inputs whose id starts with `wait`.
+private struct SplitStage: Stage {
+    typealias Input = TestMessage
+    typealias Output = TestOutput
+    static var name: StageName { .verify }
+
+    let body: @Sendable (TestMessage, StageContext) async throws -> StageResult<TestOutput>
+
+    func mayWaitOnOutside(_ input: TestMessage) -> Bool { input.id.hasPrefix("wait") }
+
+    func process(_ input: TestMessage, context: StageContext) async throws -> StageResult<TestOutput> {
+        try await body(input, context)
+    }
 }
 
 /// A ``ClosureStage`` whose only waits are a state store's (``StageWaiting/deliveries``).

@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import Observability
 import Testing
@@ -41,6 +42,28 @@ struct VerifyStageTests {
         guard case .reject(let reason, _, _) = result else { Issue.record("\(result)"); return }
         #expect(reason == .unsupportedKind)
         #expect(!called.value)
+    }
+
+    /// What the runner may batch: submissions the verifier checks offline; App Store requests get a
+    /// task each under the processing timeout.
+    @Test func onlyAppStoreRequestsMayWaitOnTheOutside() throws {
+        let signed = try SignedDataVerifier(configuration: SignedDataVerifierConfiguration(
+            trustAnchors: [LifecycleHarness.pki.root], environment: .any))
+        let receipts = try AppReceiptVerifier()
+        let local = VerifyStage(verifier: AppStoreSubmissionVerifier(
+            verifier: signed, legacy: LegacyReceiptVerification(mode: .local, receiptVerifier: receipts)))
+        let remote = VerifyStage(verifier: AppStoreSubmissionVerifier(
+            verifier: signed, legacy: LegacyReceiptVerification(mode: .verifyReceipt, receiptVerifier: receipts)))
+        for kind in [SubmissionKind.signedTransaction, .serverNotification, .signedRenewalInfo] {
+            #expect(!local.mayWaitOnOutside(Fixtures.ingested(kind: kind)), "\(kind)")
+            #expect(!remote.mayWaitOnOutside(Fixtures.ingested(kind: kind)), "\(kind)")
+        }
+        #expect(!local.mayWaitOnOutside(Fixtures.ingested(kind: .appReceipt, payload: "AQID")))
+        #expect(remote.mayWaitOnOutside(Fixtures.ingested(kind: .appReceipt, payload: "AQID")))
+        // Without a Server API client a transactionId is rejected at once (unsupported kind).
+        #expect(!remote.mayWaitOnOutside(Fixtures.ingested(kind: .transactionId, payload: "1000")))
+        // A verifier that cannot tell.
+        #expect(VerifyStage(verifier: Self.fake).mayWaitOnOutside(Fixtures.ingested()))
     }
 
     @Test func noTransactionsEndsWithAnOutcome() async throws {

@@ -1,12 +1,14 @@
 import Observability
 import Synchronization
 
-/// Batches for stages that wait on nothing but computation or earlier records' deliveries
-/// (``StageWaiting/nothing``: ingest; ``StageWaiting/deliveries``: fulfil, owners): one task takes
-/// several chain heads, processes them one after the other, sends their outputs together (one
-/// `send`, two when some are state outputs) and completes them under one lock, where a record of
-/// its own would cost a task, a send awaiting its own acknowledgement and a lock round trip for
-/// each step. Delivery semantics are the per-record ones: a record counts as done only once its
+/// Batches: one task takes several chain heads, processes them one after the other, sends their
+/// outputs together (one `send`, two when some are state outputs) and completes them under one
+/// lock, where a record of its own would cost a task, a send awaiting its own acknowledgement and a
+/// lock round trip for each step. Every record of a stage that waits on nothing but computation or
+/// earlier records' deliveries (``StageWaiting/nothing``: ingest; ``StageWaiting/deliveries``:
+/// fulfil, owners) runs so; of a stage that waits on the outside (verify), each record whose input
+/// cannot wait (a JWS verified offline), while the others get a task of their own under the
+/// processing timeout, so one slow App Store call holds up no other record. Delivery semantics are the per-record ones: a record counts as done only once its
 /// outputs are acknowledged, a record of a partition released meanwhile writes nothing, a failed
 /// send fails every record in it.
 ///
@@ -27,43 +29,72 @@ extension StageRunner {
     }
 
     /// Runs a batch of chain heads, then the next records of their chains as the next batch, on
-    /// this task, until no chain has one.
+    /// this task, until no chain has one. For a stage that waits on the outside, each record whose
+    /// input may (``Stage/mayWaitOnOutside(_:)``) leaves the batch for a task of its own under the
+    /// processing timeout, and its chain goes on there.
     func runBatch(_ heads: ArraySlice<WorkItem>) async {
         var items = Array(heads)
-        while !items.isEmpty {
-            let batch = HeldBatch()
-            var deliverEarlier: (@Sendable () async -> Void)?
-            if S.waitsOn == .deliveries { deliverEarlier = { @Sendable in await self.deliverHeld(batch) } }
-            for item in items {
-                let scope = DeliveryScope(partition: item.record.partition, deliverEarlier: deliverEarlier)
-                if let record = await prepare(item, scope: scope) {
-                    batch.hold(record)
-                } else {
-                    scope.settle(delivered: false)
-                    batch.finished([(item, .abandoned)])
-                }
-            }
-            await deliverHeld(batch)
-            let outcomes = batch.outcomes
-            for case (let item, .deliveryFailed(let error)) in outcomes {
-                let failure = StageRunnerError(.deliveryFailed, "outputs of \(item.record.position) were not acknowledged",
-                                               underlying: error)
-                await perform(mutate { $0.stop(failure: failure) })
-                break
-            }
-            let (effects, next) = mutate { state -> (RunnerState.Effects, [WorkItem]) in
-                var merged = RunnerState.Effects(), next: [WorkItem] = []
-                for (item, completion) in outcomes {
-                    let processed = if case .processed = completion { true } else { false }
-                    let effects = state.complete(item, processed: processed)
-                    merged.merge(effects)
-                    if let following = effects.next { next.append(following) }
-                }
-                return (merged, next)
-            }
-            items = next
-            await perform(effects)
+        guard S.waitsOn == .outside else {
+            while !items.isEmpty { items = await runRound(items.map { ($0, nil) }) }
+            return
         }
+        await withDiscardingTaskGroup { chains in
+            while !items.isEmpty {
+                var round: [(WorkItem, S.Input?)] = []
+                round.reserveCapacity(items.count)
+                for item in items {
+                    // An undecodable record stays in the batch, where decoding it again dead-letters it.
+                    guard let input = try? S.decodeInput(item.record.value) else {
+                        round.append((item, nil))
+                        continue
+                    }
+                    if stage.mayWaitOnOutside(input) {
+                        chains.addTask { await self.runChain(startingWith: item, input: input) }
+                    } else {
+                        round.append((item, input))
+                    }
+                }
+                items = await runRound(round)
+            }
+        }
+    }
+
+    /// Processes one round of a batch (each record with its input when already decoded), delivers
+    /// it and completes it. - Returns: the next records of the round's chains.
+    private func runRound(_ round: [(WorkItem, S.Input?)]) async -> [WorkItem] {
+        guard !round.isEmpty else { return [] }
+        let batch = HeldBatch()
+        var deliverEarlier: (@Sendable () async -> Void)?
+        if S.waitsOn == .deliveries { deliverEarlier = { @Sendable in await self.deliverHeld(batch) } }
+        for (item, input) in round {
+            let scope = DeliveryScope(partition: item.record.partition, deliverEarlier: deliverEarlier)
+            if let record = await prepare(item, input: input, scope: scope, timed: false) {
+                batch.hold(record)
+            } else {
+                scope.settle(delivered: false)
+                batch.finished([(item, .abandoned)])
+            }
+        }
+        await deliverHeld(batch)
+        let outcomes = batch.outcomes
+        for case (let item, .deliveryFailed(let error)) in outcomes {
+            let failure = StageRunnerError(.deliveryFailed, "outputs of \(item.record.position) were not acknowledged",
+                                           underlying: error)
+            await perform(mutate { $0.stop(failure: failure) })
+            break
+        }
+        let (effects, next) = mutate { state -> (RunnerState.Effects, [WorkItem]) in
+            var merged = RunnerState.Effects(), next: [WorkItem] = []
+            for (item, completion) in outcomes {
+                let processed = if case .processed = completion { true } else { false }
+                let effects = state.complete(item, processed: processed)
+                merged.merge(effects)
+                if let following = effects.next { next.append(following) }
+            }
+            return (merged, next)
+        }
+        await perform(effects)
+        return next
     }
 
     /// Delivers what the batch holds: every processed record at its end, or those processed

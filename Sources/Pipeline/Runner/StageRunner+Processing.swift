@@ -13,11 +13,13 @@ extension StageRunner {
         case deliveryFailed(any Error)
     }
 
-    /// Runs a chain: the given record, then (on the same task) each next record of its key.
-    func runChain(startingWith first: WorkItem) async {
-        var current: WorkItem? = first
+    /// Runs a chain: the given record (its value already decoded into `input`), then (on the same
+    /// task) each next record of its key, each under the processing timeout.
+    func runChain(startingWith first: WorkItem, input: S.Input) async {
+        var current: WorkItem? = first, decoded: S.Input? = input
         while let item = current {
-            let completion = await handle(item)
+            let completion = await handle(item, input: decoded)
+            decoded = nil
             var processed = false
             switch completion {
             case .processed:
@@ -38,10 +40,10 @@ extension StageRunner {
     /// Handles one record end to end under a fresh ``DeliveryScope``, which is settled on every
     /// path: delivered when the stage's emitted outputs were acknowledged, not delivered otherwise.
     /// Never throws: every failure is routed or reported.
-    func handle(_ item: WorkItem) async -> Completion {
+    func handle(_ item: WorkItem, input: S.Input?) async -> Completion {
         let scope = DeliveryScope(partition: item.record.partition)
         let completion: Completion
-        if let prepared = await prepare(item, scope: scope) {
+        if let prepared = await prepare(item, input: input, scope: scope, timed: true) {
             completion = await deliver([prepared])[0].1
         } else {
             completion = .abandoned
@@ -60,10 +62,10 @@ extension StageRunner {
         let logger: Logger
     }
 
-    /// Decodes, processes and routes a record (a record that cannot be decoded or whose result
-    /// cannot be encoded is routed to the dead-letter topic). - Returns: nil when it was abandoned
-    /// (cancelled while processing).
-    func prepare(_ item: WorkItem, scope: DeliveryScope) async -> Prepared? {
+    /// Decodes (unless `decoded` is given), processes and routes a record (a record that cannot be
+    /// decoded or whose result cannot be encoded is routed to the dead-letter topic); `timed`: under
+    /// the processing timeout. - Returns: nil when it was abandoned (cancelled while processing).
+    func prepare(_ item: WorkItem, input decoded: S.Input? = nil, scope: DeliveryScope, timed: Bool) async -> Prepared? {
         let record = item.record
         let started = ContinuousClock.now
         let attempt = RecordHeaders.attempt(in: record.headers)
@@ -79,7 +81,7 @@ extension StageRunner {
         let verdict: RecordVerdict
         let input: S.Input
         do {
-            input = try S.decodeInput(record.value)
+            input = try decoded ?? S.decodeInput(record.value)
         } catch {
             recordLogger.warning("undecodable record dead-lettered", metadata: [
                 LoggingKeys.reason: .string(ReasonCode.undecodable.rawValue),
@@ -93,7 +95,7 @@ extension StageRunner {
         recordLogger = recordLogger.with(lazy: { Self.metadata(for: subject) })
         let context = StageContext(logger: recordLogger, attempt: attempt, now: now, recordTimestamp: record.timestamp,
                                    delivery: scope)
-        let result = await processWithTimeout(input, context: context)
+        let result = await process(input, context: context, timed: timed)
         if case .failure = result, Task.isCancelled { return nil }
         do {
             switch result {
@@ -189,11 +191,11 @@ extension StageRunner {
                           elapsed: prepared.started.duration(to: .now))
     }
 
-    /// Runs `process` under the per-record timeout (``ProcessingWatchdog``) for stages that wait on
-    /// the outside; the others (``StageWaiting``) run it on the record's own task.
-    private func processWithTimeout(_ input: S.Input, context: StageContext) async -> Result<StageResult<S.Output>, any Error> {
+    /// Runs `process` on the calling task, or under the per-record timeout (``ProcessingWatchdog``)
+    /// when `timed` (an input that may wait on the outside).
+    private func process(_ input: S.Input, context: StageContext, timed: Bool) async -> Result<StageResult<S.Output>, any Error> {
         let stage = self.stage
-        guard S.waitsOn == .outside else {
+        guard timed else {
             do {
                 return .success(try await stage.process(input, context: context))
             } catch {

@@ -15,10 +15,10 @@ import Synchronization
 /// **Concurrency and ordering.** Up to ``StageRunnerConfiguration/maxInFlight`` records are in
 /// flight, processed concurrently in child tasks of one task group, with per-key ordering
 /// (parallel-consumer's KEY order): records with the same key in a partition are processed one
-/// at a time in offset order; different keys in parallel. A stage that waits on nothing outside
-/// the pipeline (``Stage/waitsOn`` ``StageWaiting/nothing`` or ``StageWaiting/deliveries``) runs
-/// them in batches instead of a task each (`StageRunner+Batches.swift`), with the same guarantees
-/// per record.
+/// at a time in offset order; different keys in parallel. Records run in batches
+/// (`StageRunner+Batches.swift`), with the same guarantees per record, except those whose input
+/// may wait on the outside (``Stage/mayWaitOnOutside(_:)``), which get a task each under the
+/// processing timeout.
 ///
 /// **Backpressure: pause, keep pulling.** When `maxInFlight` is reached the runner pauses every
 /// assigned partition and resumes them once in-flight records drop to the resume threshold. It
@@ -164,14 +164,8 @@ public final class StageRunner<S: Stage>: Sendable {
                 // The spawner: starts chain heads as they become ready, until the runner stops.
                 for await _ in wakeups {
                     let (items, stop) = mutate { $0.takeReady() }
-                    if S.waitsOn == .outside {
-                        for item in items {
-                            workers.addTask { await self.runChain(startingWith: item) }
-                        }
-                    } else {
-                        for batch in Self.batches(of: items) {
-                            workers.addTask { await self.runBatch(batch) }
-                        }
+                    for batch in Self.batches(of: items) {
+                        workers.addTask { await self.runBatch(batch) }
                     }
                     if stop { break }
                 }

@@ -34,10 +34,17 @@ public protocol Stage: Sendable {
     /// What `process` may wait on, which decides how the runner runs the stage's records (see
     /// ``StageWaiting``). Default ``StageWaiting/outside``.
     static var waitsOn: StageWaiting { get }
+
+    /// For a stage that waits on the outside: whether processing this input may (verify: an App
+    /// Store request, not a JWS checked offline). The runner runs inputs that cannot in its
+    /// batches, without the processing timeout. Default `true`.
+    func mayWaitOnOutside(_ input: Input) -> Bool
 }
 
 extension Stage {
     public static var waitsOn: StageWaiting { .outside }
+
+    public func mayWaitOnOutside(_ input: Input) -> Bool { true }
 
     /// Decodes a JSON contract (``ContractCoding``).
     public static func decodeInput(_ value: [UInt8]) throws -> Input {

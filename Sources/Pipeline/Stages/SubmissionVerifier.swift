@@ -17,11 +17,18 @@ public protocol SubmissionVerifier: Sendable {
     ///   without in-app purchases).
     /// - Throws: a ``ClassifiedError``.
     func verify(_ submission: IngestedSubmission, context: StageContext) async throws -> [VerifiedTransaction]
+
+    /// Whether verifying this submission may wait on the network (an App Store request): the verify
+    /// stage's runner gives such a submission a task of its own under the processing timeout, and
+    /// checks the others in its batches. Default `true`.
+    func mayWaitOnNetwork(_ submission: IngestedSubmission) -> Bool
 }
 
 extension SubmissionVerifier {
     /// By default every kind is supported.
     public var supportedKinds: Set<SubmissionKind> { Set(SubmissionKind.allCases) }
+
+    public func mayWaitOnNetwork(_ submission: IngestedSubmission) -> Bool { true }
 }
 
 /// A ``SubmissionVerifier`` backed by a closure: for tests, demos and benchmarks.

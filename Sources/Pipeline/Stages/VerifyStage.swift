@@ -23,6 +23,11 @@ public struct VerifyStage: Stage {
         self.verifier = verifier
     }
 
+    /// Only when the verifier says so; an unsupported kind is rejected at once.
+    public func mayWaitOnOutside(_ input: IngestedSubmission) -> Bool {
+        verifier.supportedKinds.contains(input.kind) && verifier.mayWaitOnNetwork(input)
+    }
+
     public func process(_ input: IngestedSubmission, context: StageContext) async throws -> StageResult<ReceiptVerified> {
         guard verifier.supportedKinds.contains(input.kind) else {
             return .reject(reason: .unsupportedKind,

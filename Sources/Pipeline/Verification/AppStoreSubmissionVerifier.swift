@@ -77,6 +77,16 @@ public struct AppStoreSubmissionVerifier: SubmissionVerifier {
         }
     }
 
+    /// Signed data is checked offline; a `transactionId` asks the Server API, an `appReceipt`
+    /// verifyReceipt or the Server API unless the receipt mode is `local`.
+    public func mayWaitOnNetwork(_ submission: IngestedSubmission) -> Bool {
+        switch submission.kind {
+        case .signedTransaction, .serverNotification, .signedRenewalInfo: false
+        case .transactionId: serverAPI != nil
+        case .appReceipt: legacy.map { $0.mode != .local } ?? false
+        }
+    }
+
     private func verifyReceipt(_ submission: IngestedSubmission, legacy: LegacyReceiptVerification,
                                context: StageContext) async throws -> [VerifiedTransaction] {
         switch legacy.mode {
