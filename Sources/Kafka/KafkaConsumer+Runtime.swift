@@ -10,7 +10,7 @@ extension KafkaConsumer {
         let events: AsyncStream<KafkaConsumerEvent>
         private let eventSink: AsyncStream<KafkaConsumerEvent>.Continuation
         private let onPartitionsRevoked: (@Sendable ([KafkaTopicPartition], Bool) -> Void)?
-        let onPartitionsAssigned: (@Sendable ([KafkaTopicPartition]) -> Void)?
+        let onPartitionsAssigned: (@Sendable ([KafkaTopicPartition], UInt64) -> Void)?
         private let revokeDrainTimeout: Duration?
         let commitsOffsets: Bool
         /// A safety cap on one pre-pause drain (librdkafka's queue limit normally ends it first).
@@ -35,10 +35,10 @@ extension KafkaConsumer {
         var rebalanceHandlers: RDKafkaRebalanceHandlers {
             RDKafkaRebalanceHandlers(
                 assigned: { [self] partitions, starts in
-                    state.withLock { $0.didAssign(partitions, starts: starts) }
+                    let generation = state.withLock { $0.didAssign(partitions, starts: starts) }
                     guard !partitions.isEmpty else { return }
                     // Still on the poll thread: no message of these partitions is handed out yet.
-                    onPartitionsAssigned?(partitions)
+                    onPartitionsAssigned?(partitions, generation)
                     emit(.partitionsAssigned(partitions))
                 },
                 revoking: { [self] partitions, lost in

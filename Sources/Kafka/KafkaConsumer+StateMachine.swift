@@ -237,16 +237,21 @@ extension KafkaConsumer {
 
         /// Partitions were assigned; `starts` are the offsets fetching begins at, where known
         /// (the group's committed offsets), so that a first message past them counts as a skip.
-        mutating func didAssign(_ partitions: [KafkaTopicPartition], starts: [KafkaTopicPartition: Int64] = [:]) {
+        /// - Returns: the assignment's generation, one for all of `partitions` (see
+        ///   ``KafkaConsumerMessage/assignmentGeneration``).
+        @discardableResult
+        mutating func didAssign(_ partitions: [KafkaTopicPartition], starts: [KafkaTopicPartition: Int64] = [:]) -> UInt64 {
+            let generation = nextGeneration
+            nextGeneration += 1
             for partition in partitions {
                 positions[partition] = FetchPosition(next: starts[partition])
-                generations[partition] = nextGeneration
-                nextGeneration += 1
+                generations[partition] = generation
                 assigned.insert(partition)
                 revoking.remove(partition)
                 delivered[partition] = nil
                 stored[partition] = nil
             }
+            return generation
         }
 
         /// Before the revoke hook: stop handing out messages of `partitions`.

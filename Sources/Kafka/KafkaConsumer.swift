@@ -56,8 +56,8 @@ public final class KafkaConsumer: Sendable {
             let partitions = positions.map(\.topicPartition)
             var starts: [KafkaTopicPartition: Int64] = [:]
             for position in positions where position.offset >= 0 { starts[position.topicPartition] = position.offset }
-            runtime.state.withLock { $0.didAssign(partitions, starts: starts) }
-            runtime.onPartitionsAssigned?(partitions)
+            let generation = runtime.state.withLock { $0.didAssign(partitions, starts: starts) }
+            runtime.onPartitionsAssigned?(partitions, generation)
             runtime.emit(.partitionsAssigned(partitions))
         }
         self.runtime = runtime

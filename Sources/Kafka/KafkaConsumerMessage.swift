@@ -17,8 +17,8 @@ public struct KafkaConsumerMessage: Sendable, Hashable {
     public var headers: [KafkaHeader]
     /// The record timestamp (create or log-append time), when present.
     public var timestamp: Date?
-    /// Which assignment of its partition the consumer received it under (a new number each time
-    /// the partition is assigned to this consumer; 0 outside a consumer). Compare with
+    /// Which assignment the consumer received it under (a new, larger number for each assignment,
+    /// shared by the partitions assigned together; 0 outside a consumer). Compare with
     /// ``KafkaConsumer/assignmentGeneration(of:)`` to tell a message fetched before a revocation
     /// from one of a later assignment of the same partition.
     public var assignmentGeneration: UInt64 = 0

@@ -62,7 +62,7 @@ import Testing
         // The ledger is back: the first replay grants, the second is suppressed as duplicates.
         try await ledger.prepare((0..<BrokerFixture.partitions).map {
             TopicPartition(topic: broker.topics.verified, partition: Int32($0))
-        })
+        }, epoch: AssignmentEpoch(1))
         let (first, _) = try await replay(.init(filter: ReplayFilter(reasons: ["ledger-unavailable"]), replayId: "first",
                                                 allowedTopics: inputs))
         #expect(first.replayed == total)

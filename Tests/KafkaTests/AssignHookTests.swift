@@ -15,7 +15,7 @@ struct AssignHookTests {
         _ = try await producer.sendAll(makeMessages(10, topic: topic, partitions: 2))
         let log = Locked<[String]>([])
         var configuration = KafkaConsumerConfiguration.test(cluster.bootstrapServers, group: uniqueTopic("g"), topics: [topic])
-        configuration.onPartitionsAssigned = { partitions in
+        configuration.onPartitionsAssigned = { partitions, _ in
             log.withLock { $0.append("assigned \(partitions.count)") }
         }
         let consumer = try KafkaConsumer(configuration: configuration)
@@ -36,7 +36,7 @@ struct AssignHookTests {
         let assigned = Locked<[KafkaTopicPartition]>([])
         var configuration = KafkaConsumerConfiguration.test(cluster.bootstrapServers,
                                                             partitions: [.beginning(topic: topic, partition: 0)])
-        configuration.onPartitionsAssigned = { partitions in assigned.withLock { $0 += partitions } }
+        configuration.onPartitionsAssigned = { partitions, _ in assigned.withLock { $0 += partitions } }
         let consumer = try KafkaConsumer(configuration: configuration)
         #expect(assigned.value == [KafkaTopicPartition(topic: topic, partition: 0)])
         await consumer.close()

@@ -255,8 +255,8 @@ struct KeyedStateStoreTests {
         }
         let tp = TopicPartition(topic: verified, partition: 0)
         let tier = TopicPartition(topic: verified + ".retry.1", partition: 0)
-        try await ledger.prepare([tp, tier])
-        #expect(try await ledger.update("1", scope: DeliveryScope(partition: 0), body))
+        try await ledger.prepare([tp, tier], epoch: AssignmentEpoch(1))
+        #expect(try await ledger.update("1", scope: DeliveryScope(partition: 0, epoch: AssignmentEpoch(1)), body))
         await #expect(throws: FulfilmentLedgerError.self) {
             _ = try await ledger.update("1", scope: DeliveryScope(partition: 1), body)
         }

@@ -24,7 +24,7 @@ private final class RecordingHook: PartitionAssignmentHook {
         if open { gate.open() }
     }
 
-    func prepare(_ partitions: [TopicPartition]) async throws {
+    func prepare(_ partitions: [TopicPartition], epoch: AssignmentEpoch) async throws {
         calls.update { $0.prepared.append(partitions) }
         do {
             try await gate.wait()

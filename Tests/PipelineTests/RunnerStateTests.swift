@@ -10,7 +10,7 @@ import Testing
         func record(_ offset: Int64) -> InboundRecord {
             InboundRecord(topic: "t", partition: 0, offset: offset, key: Array("k\(offset)".utf8), value: [], timestamp: .distantPast)
         }
-        _ = state.assigned([TopicPartition(topic: "t", partition: 0)])
+        _ = state.assigned([TopicPartition(topic: "t", partition: 0)], epoch: AssignmentEpoch(1))
         for offset: Int64 in [5, 6, 7] { #expect(state.admit(record(offset)).replayedOffset == nil) }
         #expect(state.inFlight == 3)
         let again = state.admit(record(6))
@@ -129,7 +129,7 @@ import Testing
     /// peak stays at the bound, and the waiting records start in arrival order as room frees.
     @Test func recordsBeyondTheBoundWaitAndStartInOrder() {
         var state = RunnerState(maxInFlight: 3, resumeThreshold: 1)
-        _ = state.assigned([p0, p1])
+        _ = state.assigned([p0, p1], epoch: AssignmentEpoch(1))
         var pauses: [PauseTracker.Change] = []
         for offset: Int64 in 0..<5 {
             if let change = state.offer(record(p0, offset), due: nil, now: .distantPast).pauseChange { pauses.append(change) }
@@ -161,7 +161,7 @@ import Testing
     /// The order records start in is their arrival order (per partition: offset order).
     @Test func waitingRecordsStartInArrivalOrder() {
         var state = RunnerState(maxInFlight: 1, resumeThreshold: 0)
-        _ = state.assigned([p0, p1])
+        _ = state.assigned([p0, p1], epoch: AssignmentEpoch(1))
         let arrivals = [record(p0, 0), record(p1, 0), record(p0, 1), record(p1, 1)]
         for item in arrivals { _ = state.offer(item, due: nil, now: .distantPast) }
         var started: [RecordPosition] = []
@@ -178,7 +178,7 @@ import Testing
     /// finish); the other partitions' waiting records move up.
     @Test func revocationDropsWaitingRecordsOfItsPartitions() {
         var state = RunnerState(maxInFlight: 2, resumeThreshold: 1)
-        _ = state.assigned([p0, p1])
+        _ = state.assigned([p0, p1], epoch: AssignmentEpoch(1))
         for offset: Int64 in 0..<2 { _ = state.offer(record(p0, offset), due: nil, now: .distantPast) }
         _ = state.offer(record(p0, 2), due: nil, now: .distantPast)
         _ = state.offer(record(p1, 0), due: nil, now: .distantPast)
@@ -197,7 +197,7 @@ import Testing
     /// Shutting down drops waiting records: their offsets stay unstored (redelivered after restart).
     @Test func stoppingDropsWaitingRecords() {
         var state = RunnerState(maxInFlight: 1, resumeThreshold: 0)
-        _ = state.assigned([p0])
+        _ = state.assigned([p0], epoch: AssignmentEpoch(1))
         for offset: Int64 in 0..<3 { _ = state.offer(record(p0, offset), due: nil, now: .distantPast) }
         let (running, _) = state.takeReady()
         _ = state.stop()
@@ -208,11 +208,14 @@ import Testing
     }
 }
 
-@Suite struct ChainGenerationTests {
+/// The runner keys a partition's bookkeeping by the assignment its records were fetched under
+/// (``AssignmentEpoch``).
+@Suite struct AssignmentEpochTests {
     let p0 = TopicPartition(topic: "t", partition: 0)
 
-    func record(_ offset: Int64, key: String = "same") -> InboundRecord {
-        InboundRecord(topic: "t", partition: 0, offset: offset, key: Array(key.utf8), value: [], timestamp: .distantPast)
+    func record(_ offset: Int64, key: String = "same", epoch: UInt64 = 1) -> InboundRecord {
+        InboundRecord(topic: "t", partition: 0, offset: offset, key: Array(key.utf8), value: [], timestamp: .distantPast,
+                      epoch: AssignmentEpoch(epoch))
     }
 
     /// A record still running when its partition was released (revocation timeout) and assigned
@@ -220,14 +223,14 @@ import Testing
     /// new assignment: that record's offset would block the watermark for good.
     @Test func aNewAssignmentsRecordDoesNotQueueBehindTheOldOnes() {
         var state = RunnerState(maxInFlight: 10, resumeThreshold: 5)
-        _ = state.assigned([p0])
+        _ = state.assigned([p0], epoch: AssignmentEpoch(1))
         _ = state.offer(record(5), due: nil, now: .distantPast)
         let old = state.takeReady().items
         #expect(old.count == 1)
         _ = state.beginRevocation([p0])
         _ = state.finishRevocation([p0])  // the revocation timeout expired with it still running
-        _ = state.assigned([p0])
-        _ = state.offer(record(5), due: nil, now: .distantPast)  // redelivered from the committed offset
+        _ = state.assigned([p0], epoch: AssignmentEpoch(2))
+        _ = state.offer(record(5, epoch: 2), due: nil, now: .distantPast)  // redelivered from the committed offset
         let fresh = state.takeReady().items
         #expect(fresh.map(\.record.offset) == [5])
         #expect(!state.isCurrent(old[0]) && state.isCurrent(fresh[0]))
@@ -242,7 +245,7 @@ import Testing
     @Test func aLostAssignmentFencesItsRunningRecords() {
         for lost in [false, true] {
             var state = RunnerState(maxInFlight: 10, resumeThreshold: 5)
-            _ = state.assigned([p0])
+            _ = state.assigned([p0], epoch: AssignmentEpoch(1))
             _ = state.offer(record(5), due: nil, now: .distantPast)
             let running = state.takeReady().items
             _ = state.beginRevocation([p0], lost: lost)
@@ -250,5 +253,24 @@ import Testing
             let effects = state.complete(running[0], processed: !lost)
             #expect(effects.stores.map(\.1) == (lost ? [] : [5]))  // an abandoned record's offset is not stored
         }
+    }
+
+    /// A record fetched under an earlier assignment (handed over late by a source) is dropped, not
+    /// admitted into the new one: its partition's owner receives it again from the committed offset.
+    @Test func aRecordOfAnEarlierAssignmentIsDropped() {
+        var state = RunnerState(maxInFlight: 10, resumeThreshold: 5)
+        _ = state.assigned([p0], epoch: AssignmentEpoch(3))
+        #expect(state.offer(record(5, epoch: 3), due: nil, now: .distantPast).staleEpoch == nil)
+        let stale = state.offer(record(6, key: "other", epoch: 2), due: nil, now: .distantPast)
+        #expect(stale.staleEpoch == AssignmentEpoch(2))
+        #expect(state.inFlight == 1)
+        let first = state.takeReady().items
+        #expect(first.map(\.record.offset) == [5])
+        #expect(state.isCurrent(first[0]))
+        // A later epoch is a new assignment of the partition: the earlier one's record no longer writes.
+        _ = state.offer(record(7, key: "third", epoch: 4), due: nil, now: .distantPast)
+        let later = state.takeReady().items
+        #expect(later.map(\.record.epoch) == [AssignmentEpoch(4)])
+        #expect(!state.isCurrent(first[0]) && state.isCurrent(later[0]))
     }
 }

@@ -28,7 +28,7 @@ struct SourceEventChannelTests {
     @Test("records and control events come out in the order they went in; control events ignore the capacity")
     func orderAndControlEvents() async {
         let channel = SourceEventChannel(capacity: 2)
-        channel.yieldControl(.assigned([TopicPartition(topic: "t", partition: 0)]))
+        channel.yieldControl(.assigned([TopicPartition(topic: "t", partition: 0)], epoch: AssignmentEpoch(1)))
         #expect(await channel.send(record(0)))
         #expect(await channel.send(record(1)))
         // Full of records, yet a revocation still goes in at once (the poll thread must not wait).

@@ -25,7 +25,7 @@ struct StageRunnerBatchTests {
     @Test func splitsReadyRecordsIntoAtLeastTwoBatchesOfBoundedSize() {
         func sizes(_ count: Int) -> [Int] {
             let items = (0..<count).map { WorkItem(record: InboundRecord(topic: "t", partition: 0, offset: Int64($0), key: nil,
-                                                                         value: [], timestamp: Fixtures.now), generation: 0) }
+                                                                         value: [], timestamp: Fixtures.now)) }
             return StageRunner<ComputeOnlyStage>.batches(of: items).map(\.count)
         }
         #expect(sizes(0) == [])

@@ -133,12 +133,35 @@ struct StatePartitionsTests {
         await #expect(throws: FulfilmentLedgerError.self) { try await increment(partitions, in: 1, scope: nil) }
     }
 
+    /// A partition rebuilt for a later assignment refuses updates of records fetched under an
+    /// earlier one, and a scope settles only the update it made: an earlier installation's scope
+    /// never applies, or withdraws, the pending update of a later one.
+    @Test func aPartitionRebuiltForALaterAssignmentIgnoresRecordsOfEarlierOnes() async throws {
+        let partitions = StatePartitions<Int>()
+        partitions.install(0, values: [:], epoch: AssignmentEpoch(2))
+        let early = DeliveryScope(partition: 0, epoch: AssignmentEpoch(2))
+        #expect(try await increment(partitions, scope: early) == nil)
+        partitions.install(0, values: ["k": 7], epoch: AssignmentEpoch(5))
+        await #expect(throws: FulfilmentLedgerError.self) {
+            try await increment(partitions, scope: DeliveryScope(partition: 0, epoch: AssignmentEpoch(4)))
+        }
+        let current = DeliveryScope(partition: 0, epoch: AssignmentEpoch(5))
+        #expect(try await increment(partitions, scope: current) == 7)
+        early.settle(delivered: false)  // would withdraw the pending update if it took any
+        #expect(partitions.value("k", in: 0) == 7)
+        // A later assignment of another partition of the same state (a retry tier) is welcome.
+        let later = Task { try await increment(partitions, scope: DeliveryScope(partition: 0, epoch: AssignmentEpoch(6))) }
+        try await waitForWaiters(partitions, count: 1)
+        current.settle(delivered: true)
+        #expect(try await later.value == 8)
+    }
+
     @Test func installIfAbsentKeepsAnInstalledPartitionAndItsPendingUpdates() async throws {
         let partitions = partitions()
         let scope = DeliveryScope(partition: 0)
         #expect(try await increment(partitions, scope: scope) == nil)
-        partitions.installIfAbsent(0, values: ["k": 42])
-        partitions.installIfAbsent(1, values: ["k": 42])
+        partitions.installIfAbsent(0, values: ["k": 42], epoch: .initial)
+        partitions.installIfAbsent(1, values: ["k": 42], epoch: .initial)
         scope.settle(delivered: true)
         #expect(partitions.value("k", in: 0) == 1)
         #expect(partitions.value("k", in: 1) == 42)
@@ -189,7 +212,7 @@ struct StatePartitionsTests {
         _ = try await store.update("b", scope: nil) { current in ("B", current) }
         #expect(store.keyCount(in: 0) == 1 && store.value(of: "a", in: 0) == nil)
         // Assignment hooks are no-ops for it.
-        try await store.prepare([TopicPartition(topic: "t", partition: 3)])
+        try await store.prepare([TopicPartition(topic: "t", partition: 3)], epoch: AssignmentEpoch(1))
         await store.release([TopicPartition(topic: "t", partition: 0)])
         #expect(store.installedPartitions == [0])
     }

@@ -95,11 +95,12 @@ public struct KafkaConsumerConfiguration: Sendable {
     /// ``ConsumptionStrategy/partitions(_:)`` consumer: once, from `init`), before any message of
     /// them is handed out. Use it to learn an assignment in order with the messages: every
     /// message of a partition that ``KafkaConsumer/messages`` yields after this call belongs to
-    /// the new assignment. Keep it short; it must not block.
+    /// the new assignment, and carries its `generation` (one per assignment, increasing:
+    /// ``KafkaConsumerMessage/assignmentGeneration``). Keep it short; it must not block.
     ///
     /// - Important: The hook is stored by the consumer; capture the consumer weakly (or through
     ///   a box you clear) to avoid a reference cycle.
-    public var onPartitionsAssigned: (@Sendable ([KafkaTopicPartition]) -> Void)?
+    public var onPartitionsAssigned: (@Sendable (_ partitions: [KafkaTopicPartition], _ generation: UInt64) -> Void)?
     /// When set, the revoke flow also waits (after ``onPartitionsRevoked``, at most this long)
     /// until every message handed out for the revoked partitions has had its offset stored, so
     /// those offsets are part of the commit. Useful when the application stores an offset for

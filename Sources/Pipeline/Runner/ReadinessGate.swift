@@ -12,12 +12,14 @@ struct ReadinessGate {
     struct Batch: Sendable, Equatable {
         var id: Int
         var partitions: [TopicPartition]
+        /// The earliest assignment among them: the state they get belongs to it and later ones.
+        var epoch: AssignmentEpoch
     }
 
     private(set) var ready: Set<TopicPartition> = []
     /// Partitions handed to the hook and not yet released (what to release when the runner stops).
     private(set) var tracked: Set<TopicPartition> = []
-    private var batches: [Int: Set<TopicPartition>] = [:]
+    private var batches: [Int: (partitions: Set<TopicPartition>, epoch: AssignmentEpoch)] = [:]
     private var held: [TopicPartition: [InboundRecord]] = [:]
     private var nextBatch = 0
 
@@ -25,7 +27,7 @@ struct ReadinessGate {
     var heldCount: Int { held.values.reduce(0) { $0 + $1.count } }
 
     /// Partitions in batches being prepared.
-    var preparingPartitionCount: Int { batches.values.reduce(0) { $0 + $1.count } }
+    var preparingPartitionCount: Int { batches.values.reduce(0) { $0 + $1.partitions.count } }
 
     /// Batches being prepared.
     var preparing: [Int] { batches.keys.sorted() }
@@ -39,18 +41,18 @@ struct ReadinessGate {
     }
 
     /// Partitions were assigned. - Returns: the batch to prepare, if any partition needs it.
-    mutating func assigned(_ partitions: [TopicPartition]) -> Batch? {
-        let busy = batches.values.reduce(into: Set<TopicPartition>()) { $0.formUnion($1) }
+    mutating func assigned(_ partitions: [TopicPartition], epoch: AssignmentEpoch) -> Batch? {
+        let busy = batches.values.reduce(into: Set<TopicPartition>()) { $0.formUnion($1.partitions) }
         let fresh = Set(partitions).subtracting(ready).subtracting(busy)
         guard !fresh.isEmpty else { return nil }
-        return start(fresh)
+        return start(fresh, epoch: epoch)
     }
 
     /// A batch's hook call returned.
     /// - Returns: the held records of its partitions, in offset order per partition (nothing when
     ///   the batch was cancelled meanwhile).
     mutating func prepared(_ id: Int) -> [InboundRecord] {
-        guard let partitions = batches.removeValue(forKey: id) else { return [] }
+        guard let partitions = batches.removeValue(forKey: id)?.partitions else { return [] }
         ready.formUnion(partitions)
         var released: [InboundRecord] = []
         for tp in partitions.sorted() {
@@ -68,12 +70,15 @@ struct ReadinessGate {
         for tp in partitions { held[tp] = nil }
         var cancel: [Int] = []
         var remaining: Set<TopicPartition> = []
-        for (id, members) in batches where !members.isDisjoint(with: partitions) {
+        var epoch: AssignmentEpoch?
+        for (id, batch) in batches where !batch.partitions.isDisjoint(with: partitions) {
             cancel.append(id)
-            remaining.formUnion(members.subtracting(partitions))
+            remaining.formUnion(batch.partitions.subtracting(partitions))
+            epoch = min(epoch ?? batch.epoch, batch.epoch)
             batches[id] = nil
         }
-        return (cancel.sorted(), remaining.isEmpty ? nil : start(remaining))
+        guard let epoch, !remaining.isEmpty else { return (cancel.sorted(), nil) }
+        return (cancel.sorted(), start(remaining, epoch: epoch))
     }
 
     /// Stops everything (shutdown or end of input): held records are dropped.
@@ -92,11 +97,11 @@ struct ReadinessGate {
         return released.sorted()
     }
 
-    private mutating func start(_ partitions: Set<TopicPartition>) -> Batch {
+    private mutating func start(_ partitions: Set<TopicPartition>, epoch: AssignmentEpoch) -> Batch {
         let id = nextBatch
         nextBatch += 1
-        batches[id] = partitions
+        batches[id] = (partitions, epoch)
         tracked.formUnion(partitions)
-        return Batch(id: id, partitions: partitions.sorted())
+        return Batch(id: id, partitions: partitions.sorted(), epoch: epoch)
     }
 }

@@ -3,8 +3,8 @@ import Foundation
 extension RunnerState {
     /// Side effects of a transition.
     struct Effects {
-        /// Offsets to store: partition, offset, generation.
-        var stores: [(TopicPartition, Int64, Int)] = []
+        /// Offsets to store: partition, offset, and the assignment they belong to.
+        var stores: [(TopicPartition, Int64, AssignmentEpoch)] = []
         var pauseChange: PauseTracker.Change?
         var wakeSpawner = false
         /// The next record of the finished record's chain, to run on the same worker.
@@ -19,6 +19,8 @@ extension RunnerState {
         var releasedUnprepared = 0
         /// The offered record's offset was already admitted in this assignment: it was dropped.
         var replayedOffset: Int64?
+        /// The offered record was fetched under an earlier assignment of its partition: dropped.
+        var staleEpoch: AssignmentEpoch?
         /// Preparation batches to start (hook calls).
         var prepare: [ReadinessGate.Batch] = []
         /// Preparation batches to cancel (and wait for) before anything else of this transition.

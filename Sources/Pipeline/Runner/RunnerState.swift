@@ -1,12 +1,13 @@
 import Foundation
 import Kafka
 
-/// A record handed to a worker, tagged with the incarnation of its partition's state (a
-/// partition revoked and assigned again starts a new generation, so late completions of the old
-/// one cannot touch the new bookkeeping).
+/// A record handed to a worker. Its ``InboundRecord/epoch`` ties it to one assignment of its
+/// partition: a partition revoked and assigned again has a new epoch, so late completions of the
+/// old assignment cannot touch the new bookkeeping.
 struct WorkItem: Sendable {
     let record: InboundRecord
-    let generation: Int
+
+    var epoch: AssignmentEpoch { record.epoch }
 }
 
 /// The runner's bookkeeping as a pure state machine: every transition runs under the runner's
@@ -39,7 +40,8 @@ struct RunnerState {
     }
 
     private struct Partition {
-        let generation: Int
+        /// The assignment whose records are admitted; those of earlier ones are stale.
+        let epoch: AssignmentEpoch
         var progress = PartitionProgress()
         var running = 0
         var revoking = false
@@ -52,14 +54,14 @@ struct RunnerState {
         var topicPartition: TopicPartition
         /// A partition assigned again starts new chains: a record of the new assignment never
         /// queues behind one of the old, whose abandonment would drop it with its queue.
-        var generation: Int
+        var epoch: AssignmentEpoch
         var key: [UInt8]?
         /// Set for `null`-key records, making each its own chain.
         var soloOffset: Int64?
 
         init(_ item: WorkItem) {
             topicPartition = item.record.topicPartition
-            generation = item.generation
+            epoch = item.epoch
             key = item.record.key
             soloOffset = item.record.key == nil ? item.record.offset : nil
         }
@@ -77,7 +79,6 @@ struct RunnerState {
     private var ready: [WorkItem] = []
     /// Registered records waiting for room under `maxInFlight`, oldest first.
     private var waiting = FIFOBuffer<WorkItem>()
-    private var nextGeneration = 0
     private var backpressured = false
     private var pause = PauseTracker()
     private var gate = DelayGate()
@@ -133,11 +134,15 @@ struct RunnerState {
             known.insert(tp)
             syncPause(&effects)
         }
-        if partitions[tp] == nil {
-            partitions[tp] = Partition(generation: nextGeneration)
-            nextGeneration += 1
+        if partitions[tp] == nil || partitions[tp]!.epoch < record.epoch {
+            partitions[tp] = Partition(epoch: record.epoch)
         }
         guard !stopping, !inputFinished, !partitions[tp]!.revoking else { return effects }
+        guard partitions[tp]!.epoch == record.epoch else {
+            // Fetched under an assignment revoked since: the partition's owner receives it again.
+            effects.staleEpoch = record.epoch
+            return effects
+        }
         guard partitions[tp]!.progress.canAdmit(record.offset) else {
             // A re-delivery of an offset this assignment already admitted (a consumer seeking back
             // after a fetch error or a resume): it is in flight or done already, so it is dropped.
@@ -145,7 +150,7 @@ struct RunnerState {
             return effects
         }
         partitions[tp]!.progress.admit(record.offset)
-        let item = WorkItem(record: record, generation: partitions[tp]!.generation)
+        let item = WorkItem(record: record)
         if inFlight < maxInFlight && waiting.isEmpty {
             start(item, &effects)
         } else {
@@ -179,7 +184,7 @@ struct RunnerState {
     private mutating func startWaiting(_ effects: inout Effects) {
         while inFlight < maxInFlight, !stopping, let item = waiting.popFirst() {
             let partition = partitions[item.record.topicPartition]
-            if partition?.generation == item.generation, partition?.revoking == false { start(item, &effects) }
+            if partition?.epoch == item.epoch, partition?.revoking == false { start(item, &effects) }
         }
     }
 
@@ -222,11 +227,13 @@ struct RunnerState {
         return effects
     }
 
-    /// The source assigned partitions: with a hook, they are prepared before records are admitted.
-    mutating func assigned(_ newPartitions: [TopicPartition]) -> Effects {
+    /// The source assigned partitions (as its assignment `epoch`): with a hook, they are prepared
+    /// before records are admitted. The runner's own bookkeeping of a partition starts with its
+    /// first record, whose epoch it takes.
+    mutating func assigned(_ newPartitions: [TopicPartition], epoch: AssignmentEpoch) -> Effects {
         var effects = Effects()
         known.formUnion(newPartitions)
-        if !stopping, !inputFinished, let batch = readiness?.assigned(newPartitions) {
+        if !stopping, !inputFinished, let batch = readiness?.assigned(newPartitions, epoch: epoch) {
             effects.prepare.append(batch)
         }
         syncPause(&effects)
@@ -267,17 +274,17 @@ struct RunnerState {
         let tp = item.record.topicPartition
         inFlight -= 1
         running -= 1
-        if partitions[tp]?.generation == item.generation {
+        if partitions[tp]?.epoch == item.epoch {
             partitions[tp]!.running -= 1
             if processed, partitions[tp]!.progress.complete(item.record.offset),
                let offset = partitions[tp]!.progress.nextStore() {
-                effects.stores.append((tp, offset, item.generation))
+                effects.stores.append((tp, offset, item.epoch))
             }
         }
         let chain = ChainKey(item)
         if var queue = chains[chain] {
             if processed, !stopping, let head = queue.first,
-               partitions[tp]?.generation == head.generation, partitions[tp]?.revoking == false {
+               partitions[tp]?.epoch == head.epoch, partitions[tp]?.revoking == false {
                 queue.removeFirst()
                 chains[chain] = queue
                 partitions[tp]!.running += 1
@@ -306,11 +313,11 @@ struct RunnerState {
     }
 
     /// An offset store ended.
-    mutating func storeFinished(_ tp: TopicPartition, generation: Int, success: Bool) -> Effects {
+    mutating func storeFinished(_ tp: TopicPartition, epoch: AssignmentEpoch, success: Bool) -> Effects {
         var effects = Effects()
-        guard partitions[tp]?.generation == generation else { return effects }
+        guard partitions[tp]?.epoch == epoch else { return effects }
         if let offset = partitions[tp]!.progress.storeFinished(success: success) {
-            effects.stores.append((tp, offset, generation))
+            effects.stores.append((tp, offset, epoch))
         }
         return effects
     }
@@ -321,7 +328,7 @@ struct RunnerState {
         var effects = Effects()
         for (tp, partition) in partitions where only?.contains(tp) ?? true {
             if let offset = partitions[tp]!.progress.nextStore() {
-                effects.stores.append((tp, offset, partition.generation))
+                effects.stores.append((tp, offset, partition.epoch))
             }
         }
         return effects
@@ -392,12 +399,12 @@ struct RunnerState {
 
     // MARK: queries
 
-    /// Whether `item` may still write: it belongs to its partition's current incarnation (false
+    /// Whether `item` may still write: it belongs to its partition's current assignment (false
     /// once the partition was released after a revocation, or revoked and assigned again) and
     /// the partition is not fenced.
     func isCurrent(_ item: WorkItem) -> Bool {
         guard let partition = partitions[item.record.topicPartition] else { return false }
-        return partition.generation == item.generation && !partition.fenced
+        return partition.epoch == item.epoch && !partition.fenced
     }
 
     /// Whether a wait condition holds.

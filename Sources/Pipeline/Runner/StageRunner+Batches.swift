@@ -67,7 +67,7 @@ extension StageRunner {
         var deliverEarlier: (@Sendable () async -> Void)?
         if S.waitsOn == .deliveries { deliverEarlier = { @Sendable in await self.deliverHeld(batch) } }
         for (item, input) in round {
-            let scope = DeliveryScope(partition: item.record.partition, deliverEarlier: deliverEarlier)
+            let scope = DeliveryScope(partition: item.record.partition, epoch: item.epoch, deliverEarlier: deliverEarlier)
             if let record = await prepare(item, input: input, scope: scope, timed: false) {
                 batch.hold(record)
             } else {

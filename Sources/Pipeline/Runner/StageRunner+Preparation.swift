@@ -8,7 +8,7 @@ extension StageRunner {
     /// partitions stay paused), then marks the partitions ready, which releases their held records.
     func startPreparation(_ batch: ReadinessGate.Batch) {
         guard let hook = assignmentHook else { return }
-        let partitions = batch.partitions
+        let partitions = batch.partitions, epoch = batch.epoch
         logger.info("preparing partitions before admitting their records", metadata: [
             LoggingKeys.kafkaPartition: .string(partitions.map(\.description).joined(separator: ",")),
         ])
@@ -17,7 +17,7 @@ extension StageRunner {
             var delay = configuration.preparationRetryDelay
             while true {
                 do {
-                    try await hook.prepare(partitions)
+                    try await hook.prepare(partitions, epoch: epoch)
                     break
                 } catch {
                     if Task.isCancelled { return }

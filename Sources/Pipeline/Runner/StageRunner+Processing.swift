@@ -41,7 +41,7 @@ extension StageRunner {
     /// path: delivered when the stage's emitted outputs were acknowledged, not delivered otherwise.
     /// Never throws: every failure is routed or reported.
     func handle(_ item: WorkItem, input: S.Input?) async -> Completion {
-        let scope = DeliveryScope(partition: item.record.partition)
+        let scope = DeliveryScope(partition: item.record.partition, epoch: item.epoch)
         let completion: Completion
         if let prepared = await prepare(item, input: input, scope: scope, timed: true) {
             completion = await deliver([prepared])[0].1

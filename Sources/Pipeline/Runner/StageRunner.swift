@@ -229,6 +229,12 @@ public final class StageRunner<S: Stage>: Sendable {
                 switch event {
                 case .record(let record):
                     let effects = mutate { $0.offer(record, due: self.dueTime(of: record), now: self.clock.now()) }
+                    if let epoch = effects.staleEpoch {
+                        logger.info("record of an earlier assignment of its partition dropped", metadata: [
+                            LoggingKeys.kafkaPartition: .string(record.topicPartition.description),
+                            LoggingKeys.kafkaOffset: .integer(record.offset), "assignment.epoch": .string("\(epoch.rawValue)"),
+                        ])
+                    }
                     if let offset = effects.replayedOffset {
                         logger.warning("source re-delivered an offset already admitted; dropped", metadata: [
                             LoggingKeys.kafkaPartition: .string(record.topicPartition.description),
@@ -251,10 +257,11 @@ public final class StageRunner<S: Stage>: Sendable {
                     // If a resume was still in flight when the limit was reached, the pause is
                     // applied by whoever finishes that resume; do not pull until it has been.
                     _ = await waitFor(.pauseSettled, timeout: configuration.processingTimeout)
-                case .assigned(let partitions):
-                    logger.notice(RunnerLogMessage.partitionsAssigned,
-                                  metadata: [LoggingKeys.kafkaPartition: .string(describe(partitions))])
-                    await perform(mutate { $0.assigned(partitions) })
+                case .assigned(let partitions, let epoch):
+                    logger.notice(RunnerLogMessage.partitionsAssigned, metadata: [
+                        LoggingKeys.kafkaPartition: .string(describe(partitions)), "assignment.epoch": .string("\(epoch.rawValue)"),
+                    ])
+                    await perform(mutate { $0.assigned(partitions, epoch: epoch) })
                 case .revoked(let revocation):
                     await settle(revocation)
                 }
@@ -371,15 +378,15 @@ public final class StageRunner<S: Stage>: Sendable {
         if !effects.cancelPreparations.isEmpty { await preparations.cancel(effects.cancelPreparations) }
         for batch in effects.prepare { startPreparation(batch) }
         if effects.wakeSpawner { wakeupContinuation.yield() }
-        for (tp, offset, generation) in effects.stores {
-            await store(tp, offset: offset, generation: generation)
+        for (tp, offset, epoch) in effects.stores {
+            await store(tp, offset: offset, epoch: epoch)
         }
         if let change = effects.pauseChange {
             await apply(change)
         }
     }
 
-    private func store(_ tp: TopicPartition, offset: Int64, generation: Int) async {
+    private func store(_ tp: TopicPartition, offset: Int64, epoch: AssignmentEpoch) async {
         var next: Int64? = offset
         while let current = next {
             var success = true
@@ -392,7 +399,7 @@ public final class StageRunner<S: Stage>: Sendable {
                     LoggingKeys.kafkaOffset: .integer(current), LoggingKeys.errorMessage: .string("\(error)"),
                 ])
             }
-            next = mutate { $0.storeFinished(tp, generation: generation, success: success) }.stores.first?.1
+            next = mutate { $0.storeFinished(tp, epoch: epoch, success: success) }.stores.first?.1
         }
     }
 

@@ -11,8 +11,8 @@ import Synchronization
 /// an abandoned record). A tentative change is therefore confirmed only when the durable record
 /// of it (the output) exists.
 ///
-/// - Important: stages must not interpret ``partition``; it is there for collaborators whose
-///   state is kept per partition (``KeyedStateStore``).
+/// - Important: stages must not interpret ``partition`` and ``epoch``; they are there for
+///   collaborators whose state is kept per partition (``KeyedStateStore``).
 public final class DeliveryScope: Sendable {
     private enum State {
         case open([@Sendable (Bool) -> Void])
@@ -22,16 +22,21 @@ public final class DeliveryScope: Sendable {
     /// The input record's partition number, which is also where co-partitioned outputs go
     /// (``OutputPartitioning/inputPartition``).
     public let partition: Int32
+    /// The assignment the input record was fetched under: a state store rebuilt for a later
+    /// assignment ignores this scope's changes.
+    public let epoch: AssignmentEpoch
     private let state = Mutex(State.open([]))
     private let deliverEarlier: (@Sendable () async -> Void)?
 
     /// Creates an open scope.
     /// - Parameters:
     ///   - partition: the input record's partition number.
+    ///   - epoch: the assignment the input record was fetched under.
     ///   - deliverEarlier: what ``beforeWaiting()`` runs: the runner delivers the records its batch
     ///     processed before this one (nil: nothing held back).
-    public init(partition: Int32, deliverEarlier: (@Sendable () async -> Void)? = nil) {
+    public init(partition: Int32, epoch: AssignmentEpoch = .initial, deliverEarlier: (@Sendable () async -> Void)? = nil) {
         self.partition = partition
+        self.epoch = epoch
         self.deliverEarlier = deliverEarlier
     }
 

@@ -82,7 +82,7 @@ public final class KeyedStateStore<Value: Sendable>: PartitionAssignmentHook {
         }
     }
 
-    public func prepare(_ assigned: [TopicPartition]) async throws {
+    public func prepare(_ assigned: [TopicPartition], epoch: AssignmentEpoch) async throws {
         guard case .kafka(let reader, let topic, let decode, let logger) = backing else { return }
         let numbers = holders.withLock { holders -> [Int32] in
             for tp in assigned { holders[tp.partition, default: []].insert(tp) }
@@ -104,7 +104,7 @@ public final class KeyedStateStore<Value: Sendable>: PartitionAssignmentHook {
         try Task.checkCancellation()
         holders.withLock { holders in
             for number in numbers where holders[number]?.isEmpty == false {
-                partitions.installIfAbsent(number, values: rebuilt[number]!)
+                partitions.installIfAbsent(number, values: rebuilt[number]!, epoch: epoch)
             }
         }
         logger.info("state partitions rebuilt from their output topic", metadata: [

@@ -7,13 +7,17 @@ import Synchronization
 /// applied; not delivered (retry, timeout, shutdown, rejection), it is withdrawn. While a key has
 /// a pending update, a second update of that key waits for it (after letting the runner send what
 /// its batch holds back: ``DeliveryScope/beforeWaiting()``), so each update sees every
-/// acknowledged one before it. A partition installed again is a new incarnation: scopes of the
-/// old one settle into nothing.
+/// acknowledged one before it. A partition is installed for an assignment (``AssignmentEpoch``):
+/// an update under the scope of a record of an earlier assignment is refused, and a scope settles
+/// only the pending update it made itself, so scopes of a partition's earlier installation settle
+/// into nothing.
 final class StatePartitions<Value: Sendable>: Sendable {
     private struct Partition {
         var values: [String: Value]
-        let incarnation: Int
-        var pending: [String: Value] = [:]
+        /// The assignment the values were installed for.
+        let epoch: AssignmentEpoch
+        /// Pending updates, and the scope that made each.
+        var pending: [String: (value: Value, scope: ObjectIdentifier)] = [:]
         /// Insertion order of keys, for the capacity bound (only kept with a capacity).
         var order: [String] = []
         var head = 0
@@ -27,16 +31,16 @@ final class StatePartitions<Value: Sendable>: Sendable {
 
     private struct State {
         var partitions: [Int32: Partition] = [:]
-        var nextIncarnation = 0
         var waiters: [Int: Waiter] = [:]
         var nextWaiter = 0
     }
 
     private enum Step<R: Sendable>: Sendable {
         case answer(R)
-        case pending(R, incarnation: Int)
+        case pending(R)
         case wait
         case notReady
+        case stale(AssignmentEpoch)
     }
 
     private let state = Mutex(State())
@@ -47,22 +51,20 @@ final class StatePartitions<Value: Sendable>: Sendable {
         self.capacity = capacity.map { max(1, $0) }
     }
 
-    /// Installs (or replaces) a partition's values; pending updates of an earlier incarnation are void.
-    func install(_ partition: Int32, values: [String: Value]) {
+    /// Installs (or replaces) a partition's values for an assignment; pending updates made before are void.
+    func install(_ partition: Int32, values: [String: Value], epoch: AssignmentEpoch = .initial) {
         let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.partitions[partition] = Partition(values: values, incarnation: state.nextIncarnation)
-            state.nextIncarnation += 1
+            state.partitions[partition] = Partition(values: values, epoch: epoch)
             return Self.takeWaiters(&state) { $0.partition == partition }
         }
         for continuation in woken { continuation.resume() }
     }
 
     /// Installs a partition's values unless it is installed (whose pending updates must survive).
-    func installIfAbsent(_ partition: Int32, values: [String: Value]) {
+    func installIfAbsent(_ partition: Int32, values: [String: Value], epoch: AssignmentEpoch) {
         state.withLock { state in
             guard state.partitions[partition] == nil else { return }
-            state.partitions[partition] = Partition(values: values, incarnation: state.nextIncarnation)
-            state.nextIncarnation += 1
+            state.partitions[partition] = Partition(values: values, epoch: epoch)
         }
     }
 
@@ -91,35 +93,41 @@ final class StatePartitions<Value: Sendable>: Sendable {
     /// Reads the key's value and decides its next one with `body` (under the lock, so keep it
     /// short and pure). A new value (non-nil) is applied at once without a scope, else when the
     /// scope settles delivered.
-    /// - Throws: ``FulfilmentLedgerError`` when the partition is not installed, what `body`
-    ///   throws, or `CancellationError` while waiting for a pending update of the key.
+    /// - Throws: ``FulfilmentLedgerError`` when the partition is not installed or was installed for
+    ///   a later assignment than the scope's, what `body` throws, or `CancellationError` while
+    ///   waiting for a pending update of the key.
     func update<R: Sendable>(_ key: String, in partition: Int32, scope: DeliveryScope?,
                              _ body: (Value?) throws -> (Value?, R)) async throws -> R {
         while true {
             try Task.checkCancellation()
             let step = try state.withLock { state throws -> Step<R> in
                 try Self.withPartition(&state, partition) { entry throws -> Step<R> in
+                    if let scope, scope.epoch < entry.epoch { return .stale(entry.epoch) }
                     if entry.pending[key] != nil { return .wait }
                     let (next, result) = try body(entry.values[key])
                     guard let next else { return .answer(result) }
-                    guard scope != nil else {
+                    guard let scope else {
                         Self.apply(next, key, to: &entry, capacity: capacity)
                         return .answer(result)
                     }
-                    entry.pending[key] = next
-                    return .pending(result, incarnation: entry.incarnation)
+                    entry.pending[key] = (next, ObjectIdentifier(scope))
+                    return .pending(result)
                 } ?? .notReady
             }
             switch step {
             case .answer(let result):
                 return result
-            case .pending(let result, let incarnation):
+            case .pending(let result):
+                let owner = ObjectIdentifier(scope!)
                 scope!.onSettle { [self] delivered in
-                    settle(key, in: partition, incarnation: incarnation, delivered: delivered)
+                    settle(key, in: partition, owner: owner, delivered: delivered)
                 }
                 return result
             case .notReady:
                 throw FulfilmentLedgerError("state partition \(partition) is not ready (not assigned, or still being rebuilt)")
+            case .stale(let installed):
+                throw FulfilmentLedgerError("state partition \(partition) was rebuilt for a later assignment "
+                                            + "(\(installed)) than the record's (\(scope!.epoch))")
             case .wait:
                 // It may wait on a record of its own batch, which is sent only after this one.
                 await scope?.beforeWaiting()
@@ -152,11 +160,12 @@ final class StatePartitions<Value: Sendable>: Sendable {
         }
     }
 
-    private func settle(_ key: String, in partition: Int32, incarnation: Int, delivered: Bool) {
+    private func settle(_ key: String, in partition: Int32, owner: ObjectIdentifier, delivered: Bool) {
         let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             let settled = Self.withPartition(&state, partition) { entry -> Bool in
-                guard entry.incarnation == incarnation, let value = entry.pending.removeValue(forKey: key) else { return false }
-                if delivered { Self.apply(value, key, to: &entry, capacity: capacity) }
+                guard let pending = entry.pending[key], pending.scope == owner else { return false }
+                entry.pending[key] = nil
+                if delivered { Self.apply(pending.value, key, to: &entry, capacity: capacity) }
                 return true
             }
             guard settled == true else { return [] }

@@ -89,11 +89,14 @@ public struct InMemoryRecordSource: RecordSource {
                     let count = state.partitionCounts[topic] ?? state.defaultPartitionCount
                     for p in 0..<count { partitions.append(TopicPartition(topic: topic, partition: p)) }
                 }
+                let epoch = AssignmentEpoch(group.lastEpoch.rawValue + 1)
+                group.lastEpoch = epoch
                 for tp in partitions {
                     group.positions[tp] = (group.stored[tp] ?? -1) + 1
+                    group.epochs[tp] = epoch
                 }
                 group.assigned = partitions
-                return .event(.assigned(partitions))
+                return .event(.assigned(partitions, epoch: epoch))
             }
             if !group.pendingEvents.isEmpty {
                 return .event(group.pendingEvents.removeFirst())
@@ -107,7 +110,9 @@ public struct InMemoryRecordSource: RecordSource {
                 if position < Int64(log.count) {
                     group.positions[tp] = position + 1
                     group.nextPartitionIndex = (group.nextPartitionIndex + step + 1) % candidates.count
-                    return .event(.record(log[Int(position)]))
+                    var record = log[Int(position)]
+                    record.epoch = group.epochs[tp] ?? .initial
+                    return .event(.record(record))
                 }
             }
             if finishWhenIdle && group.paused.isEmpty { return .finished }

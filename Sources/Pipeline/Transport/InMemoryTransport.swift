@@ -18,6 +18,9 @@ public final class InMemoryTransport: Sendable {
     struct GroupState {
         var topics: [String]
         var assigned: [TopicPartition] = []
+        /// The assignment each assigned partition belongs to, and the latest one.
+        var epochs: [TopicPartition: AssignmentEpoch] = [:]
+        var lastEpoch = AssignmentEpoch.initial
         /// Next offset to deliver, per partition.
         var positions: [TopicPartition: Int64] = [:]
         /// Last stored (processed) offset, per partition.
@@ -173,12 +176,15 @@ public final class InMemoryTransport: Sendable {
     public func assign(group: String, partitions: [TopicPartition]) {
         mutate { state in
             guard state.groups[group] != nil else { return }
+            let epoch = AssignmentEpoch(state.groups[group]!.lastEpoch.rawValue + 1)
+            state.groups[group]!.lastEpoch = epoch
             for tp in partitions where !state.groups[group]!.assigned.contains(tp) {
                 state.groups[group]!.assigned.append(tp)
                 state.groups[group]!.positions[tp] = (state.groups[group]!.stored[tp] ?? -1) + 1
                 state.groups[group]!.paused.remove(tp)
+                state.groups[group]!.epochs[tp] = epoch
             }
-            state.groups[group]!.pendingEvents.append(.assigned(partitions))
+            state.groups[group]!.pendingEvents.append(.assigned(partitions, epoch: epoch))
         }
     }
 

@@ -16,10 +16,12 @@ public struct InboundRecord: Sendable, Hashable {
     public var headers: [RecordHeader]
     /// The Kafka timestamp (create time or log-append time).
     public var timestamp: Date
+    /// The assignment it was fetched under (``AssignmentEpoch``).
+    public var epoch: AssignmentEpoch
 
     /// Creates a record (sources and tests build these).
     public init(topic: String, partition: Int32, offset: Int64, key: [UInt8]?, value: [UInt8],
-                headers: [RecordHeader] = [], timestamp: Date) {
+                headers: [RecordHeader] = [], timestamp: Date, epoch: AssignmentEpoch = .initial) {
         self.topic = topic
         self.partition = partition
         self.offset = offset
@@ -27,6 +29,7 @@ public struct InboundRecord: Sendable, Hashable {
         self.value = value
         self.headers = headers
         self.timestamp = timestamp
+        self.epoch = epoch
     }
 
     /// The partition this record belongs to.

@@ -5,8 +5,9 @@ import Synchronization
 public enum SourceEvent: Sendable {
     /// The next record of some assigned partition. Records of one partition arrive in offset order.
     case record(InboundRecord)
-    /// These partitions were assigned to this consumer.
-    case assigned([TopicPartition])
+    /// These partitions were assigned to this consumer, as its assignment `epoch`; their records
+    /// carry it.
+    case assigned([TopicPartition], epoch: AssignmentEpoch)
     /// These partitions are being taken away. The consumer must stop starting work for them,
     /// finish (or abandon) what is in flight, store their offsets, then call
     /// ``PartitionRevocation/acknowledge()``; the source completes the rebalance only then.

@@ -21,7 +21,7 @@ public final class RequestBudgetShare: PartitionAssignmentHook {
         self.totalPartitions = totalPartitions
     }
 
-    public func prepare(_ partitions: [TopicPartition]) async throws {
+    public func prepare(_ partitions: [TopicPartition], epoch: AssignmentEpoch) async throws {
         update { owned in for p in partitions where p.topic == inputTopic { owned.insert(p.partition) } }
     }
 

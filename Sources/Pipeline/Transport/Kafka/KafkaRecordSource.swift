@@ -28,6 +28,8 @@ public final class KafkaRecordSource: RecordSource {
         var channel: SourceEventChannel?
         /// Partitions assigned and not revoked (kept before the runner iterates, too).
         var owned: Set<TopicPartition> = []
+        /// The latest assignment, for one made before the runner iterates.
+        var epoch = AssignmentEpoch.initial
     }
 
     private final class Shared: Sendable {
@@ -57,13 +59,15 @@ public final class KafkaRecordSource: RecordSource {
                                    + revocationTimeout.components.attoseconds / 1_000_000_000_000_000)
         // Lock order: the channel's lock may take `shared.state` (the ownership check in `send`),
         // so the hooks never call into the channel while holding `shared.state`.
-        configuration.onPartitionsAssigned = { partitions in
+        configuration.onPartitionsAssigned = { partitions, generation in
             let mapped = partitions.map { TopicPartition(topic: $0.topic, partition: $0.partition) }
+            let epoch = AssignmentEpoch(generation)
             let channel = shared.state.withLock { state in
                 state.owned.formUnion(mapped)
+                state.epoch = epoch
                 return state.channel
             }
-            channel?.yieldControl(.assigned(mapped))
+            channel?.yieldControl(.assigned(mapped, epoch: epoch))
         }
         configuration.onPartitionsRevoked = { partitions, lost in
             let acknowledged = DispatchSemaphore(value: 0)
@@ -96,12 +100,12 @@ public final class KafkaRecordSource: RecordSource {
 
     public func events() -> SourceEventChannel {
         let channel = SourceEventChannel(capacity: bufferedRecords)
-        let owned: Set<TopicPartition> = shared.state.withLock { state in
+        let (owned, epoch) = shared.state.withLock { state in
             state.channel = channel
-            return state.owned
+            return (state.owned, state.epoch)
         }
         // Assigned before the runner started iterating: say so first.
-        if !owned.isEmpty { channel.yieldControl(.assigned(owned.sorted())) }
+        if !owned.isEmpty { channel.yieldControl(.assigned(owned.sorted(), epoch: epoch)) }
         let consumer = self.consumer
         let shared = self.shared
         let logger = self.logger
@@ -126,13 +130,12 @@ public final class KafkaRecordSource: RecordSource {
                     let record = InboundRecord(message)
                     // Waits while the channel is full: the consumer's buffer then fills and pauses
                     // fetching. A record whose partition was revoked meanwhile is dropped, also
-                    // when the partition has been assigned again since (the message's assignment
-                    // number is not the current one): the new assignment re-fetches it from the
-                    // committed offset, in order.
-                    let generation = message.assignmentGeneration
+                    // when the partition has been assigned again since (its epoch is not the
+                    // current one): the new assignment re-fetches it from the committed offset,
+                    // in order.
                     await channel.send(record, if: {
                         shared.state.withLock { $0.owned.contains(record.topicPartition) }
-                            && consumer.assignmentGeneration(of: message.topicPartition) == generation
+                            && consumer.assignmentGeneration(of: message.topicPartition) == record.epoch.rawValue
                     })
                     if Task.isCancelled { break }
                 }
@@ -187,6 +190,6 @@ extension InboundRecord {
     init(_ message: KafkaConsumerMessage) {
         self.init(topic: message.topic, partition: message.partition, offset: message.offset, key: message.key,
                   value: message.value, headers: message.headers.map { RecordHeader(key: $0.key, value: $0.value) },
-                  timestamp: message.timestamp ?? Date())
+                  timestamp: message.timestamp ?? Date(), epoch: AssignmentEpoch(message.assignmentGeneration))
     }
 }
