@@ -15,14 +15,18 @@ struct AssignHookTests {
         _ = try await producer.sendAll(makeMessages(10, topic: topic, partitions: 2))
         let log = Locked<[String]>([])
         var configuration = KafkaConsumerConfiguration.test(cluster.bootstrapServers, group: uniqueTopic("g"), topics: [topic])
-        configuration.onPartitionsAssigned = { partitions, _ in
-            log.withLock { $0.append("assigned \(partitions.count)") }
+        configuration.onPartitionsAssigned = { partitions, generation in
+            log.withLock { $0.append("assigned \(partitions.count) as \(generation)") }
         }
         let consumer = try KafkaConsumer(configuration: configuration)
-        for message in try await take(10, from: consumer) {
+        let messages = try await take(10, from: consumer)
+        for message in messages {
             log.withLock { $0.append("message \(message.partition)") }
         }
-        #expect(log.value.first == "assigned 2")
+        // One generation for the whole assignment, carried by every message fetched under it.
+        let generation = try #require(messages.first?.assignmentGeneration)
+        #expect(generation > 0 && messages.allSatisfy { $0.assignmentGeneration == generation })
+        #expect(log.value.first == "assigned 2 as \(generation)")
         #expect(log.value.filter { $0.hasPrefix("assigned") }.count == 1)
         await consumer.close()
         await producer.close()
