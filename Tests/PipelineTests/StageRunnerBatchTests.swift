@@ -226,7 +226,7 @@ struct StageRunnerBatchTests {
     /// (a slow one is not cut short) and are not held up by a waiting one.
     @Test func inputsThatMayWaitLeaveTheBatchForATaskUnderTheTimeout() async throws {
         let transport = InMemoryTransport(partitions: [input: 2])
-        let stage = SplitStage { message, _ in
+        let stage = ClosureStage(mayWait: { $0.id.hasPrefix("wait") }) { message, _ in
             if message.id.hasPrefix("wait") {
                 try await Task.sleep(for: .seconds(3600))  // a hung App Store call; cancelled by the timeout
             } else if message.id == "long" {
@@ -248,21 +248,6 @@ struct StageRunnerBatchTests {
         let dead = transport.records(in: "receipts.dead-letter")
         #expect(dead.count == 1)
         #expect(dead.first.map { transport.header(RecordHeaders.reason, of: $0) } == "timeout")
-    }
-}
-
-/// A stage that waits on the outside only for inputs whose id starts with `wait`.
-private struct SplitStage: Stage {
-    typealias Input = TestMessage
-    typealias Output = TestOutput
-    static var name: StageName { .verify }
-
-    let body: @Sendable (TestMessage, StageContext) async throws -> StageResult<TestOutput>
-
-    func mayWaitOnOutside(_ input: TestMessage) -> Bool { input.id.hasPrefix("wait") }
-
-    func process(_ input: TestMessage, context: StageContext) async throws -> StageResult<TestOutput> {
-        try await body(input, context)
     }
 }
 

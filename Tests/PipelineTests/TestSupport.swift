@@ -198,10 +198,16 @@ struct ClosureStage: Stage {
     static var name: StageName { .verify }
 
     let body: @Sendable (TestMessage, StageContext) async throws -> StageResult<TestOutput>
+    /// Which inputs may wait on the outside (default: all).
+    let mayWait: @Sendable (TestMessage) -> Bool
 
-    init(_ body: @escaping @Sendable (TestMessage, StageContext) async throws -> StageResult<TestOutput>) {
+    init(mayWait: @escaping @Sendable (TestMessage) -> Bool = { _ in true },
+         _ body: @escaping @Sendable (TestMessage, StageContext) async throws -> StageResult<TestOutput>) {
+        self.mayWait = mayWait
         self.body = body
     }
+
+    func mayWaitOnOutside(_ input: TestMessage) -> Bool { mayWait(input) }
 
     func process(_ input: TestMessage, context: StageContext) async throws -> StageResult<TestOutput> {
         try await body(input, context)
