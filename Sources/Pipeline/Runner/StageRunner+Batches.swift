@@ -5,12 +5,13 @@ import Synchronization
 /// outputs together (one `send`, two when some are state outputs) and completes them under one
 /// lock, where a record of its own would cost a task, a send awaiting its own acknowledgement and a
 /// lock round trip for each step. Every record of a stage that waits on nothing but computation or
-/// earlier records' deliveries (``StageWaiting/nothing``: ingest; ``StageWaiting/deliveries``:
-/// fulfil, owners) runs so; of a stage that waits on the outside (verify), each record whose input
-/// cannot wait (a JWS verified offline), while the others get a task of their own under the
-/// processing timeout, so one slow App Store call holds up no other record. Delivery semantics are the per-record ones: a record counts as done only once its
-/// outputs are acknowledged, a record of a partition released meanwhile writes nothing, a failed
-/// send fails every record in it.
+/// earlier records' deliveries runs so (``StageWaiting/nothing``: ingest;
+/// ``StageWaiting/deliveries``: fulfil, owners); of a stage that waits on the outside (verify),
+/// every record whose input cannot (a JWS checked offline), while the others get a task of their
+/// own under the processing timeout, so one slow App Store call holds up no other record.
+/// Delivery semantics are the per-record ones: a record counts as done only once its outputs are
+/// acknowledged, a record of a partition released meanwhile writes nothing, a failed send fails
+/// every record in it.
 ///
 /// A record whose state store must wait for a pending update of its key first has the records its
 /// batch processed before it delivered (``DeliveryScope/beforeWaiting()``): the update it waits for

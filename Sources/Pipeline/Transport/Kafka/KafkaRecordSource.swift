@@ -28,7 +28,9 @@ public final class KafkaRecordSource: RecordSource {
         var channel: SourceEventChannel?
         /// Partitions assigned and not revoked (kept before the runner iterates, too).
         var owned: Set<TopicPartition> = []
-        /// The latest assignment, for one made before the runner iterates.
+        /// The earliest assignment among the owned partitions, announced for them all when the
+        /// runner starts iterating after they were assigned (so no state is built for a later
+        /// assignment than one of their records').
         var epoch = AssignmentEpoch.initial
     }
 
@@ -63,8 +65,8 @@ public final class KafkaRecordSource: RecordSource {
             let mapped = partitions.map { TopicPartition(topic: $0.topic, partition: $0.partition) }
             let epoch = AssignmentEpoch(generation)
             let channel = shared.state.withLock { state in
+                state.epoch = state.owned.isEmpty ? epoch : min(state.epoch, epoch)
                 state.owned.formUnion(mapped)
-                state.epoch = epoch
                 return state.channel
             }
             channel?.yieldControl(.assigned(mapped, epoch: epoch))
