@@ -31,6 +31,22 @@ import Testing
         return transaction
     }
 
+    /// Waits for `count` delivery events `matching`, within `timeout`, in the order they come (the
+    /// fake delivers notifications concurrently, and a stream's events are consumed once read, so
+    /// waiting for them one after the other would miss one that came first).
+    static func collect(_ events: AsyncStream<FakeDeliveryEvent>, count: Int, within timeout: Duration = .seconds(60),
+                        _ matching: @escaping @Sendable (FakeDeliveryEvent) -> Bool) async throws -> [FakeDeliveryEvent] {
+        let found = await DevCommandTests.within(timeout) { () -> [FakeDeliveryEvent] in
+            var found: [FakeDeliveryEvent] = []
+            for await event in events where matching(event) {
+                found.append(event)
+                if found.count == count { break }
+            }
+            return found
+        }
+        return try #require(found, "not \(count) matching delivery events within \(timeout)")
+    }
+
     /// Waits for the first delivery event `matching`, within `timeout`.
     static func next(_ events: AsyncStream<FakeDeliveryEvent>, within timeout: Duration = .seconds(60),
                      _ matching: @escaping @Sendable (FakeDeliveryEvent) -> Bool) async throws -> FakeDeliveryEvent {

@@ -52,12 +52,12 @@ import Testing
         // During the outage Apple gives up at once (no retries), so the outage loses notifications for good.
         fake.setNotificationDelivery(FakeNotificationDelivery(receiverURL: receiver.url, retrySchedule: []))
         let missed = try purchases[1...].map(subscribed)
-        for notification in missed {
-            let end = try await NotificationReceiverTests.next(events) {
-                if case .abandoned(notification.notificationUUID, _) = $0 { true } else { false }
-            }
-            #expect(end == .abandoned(uuid: notification.notificationUUID, attempts: 1))
+        let uuids = Set(missed.map(\.notificationUUID))
+        let ends = try await NotificationReceiverTests.collect(events, count: missed.count) {
+            if case .abandoned(let uuid, _) = $0 { uuids.contains(uuid) } else { false }
         }
+        #expect(ends.count == missed.count
+                && missed.allSatisfy { ends.contains(.abandoned(uuid: $0.notificationUUID, attempts: 1)) }, "\(ends)")
         #expect(fake.sentNotifications.filter { !$0.delivered }.count == 2)
 
         let overlay = try Self.overlay(fake, in: directory)
