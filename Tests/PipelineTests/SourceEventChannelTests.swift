@@ -39,29 +39,6 @@ struct SourceEventChannelTests {
         #expect(offsets(received) == ["assigned", "r0", "r1", "revoked"])
     }
 
-    @Test("the records queued at the head are taken in one go, up to a limit and never past a control event")
-    func queuedRecordsAreTakenTogether() async {
-        let channel = SourceEventChannel(capacity: 8)
-        for offset in Int64(0)..<5 { #expect(await channel.send(record(offset))) }
-        channel.yieldControl(.revoked(PartitionRevocation(partitions: [TopicPartition(topic: "t", partition: 0)], onAcknowledge: {})))
-        #expect(await channel.send(record(5)))
-        var iterator = channel.makeAsyncIterator()
-        #expect(offsets([await iterator.next()!]) == ["r0"])
-        #expect(channel.takeQueuedRecords(upTo: 3).map(\.offset) == [1, 2, 3])
-        #expect(channel.takeQueuedRecords(upTo: 3).map(\.offset) == [4])
-        #expect(channel.takeQueuedRecords(upTo: 3).isEmpty, "the revocation comes first")
-        #expect(offsets([await iterator.next()!]) == ["revoked"])
-        #expect(channel.takeQueuedRecords(upTo: 3).map(\.offset) == [5])
-        // Taking makes room: a sender waiting on the full channel goes on.
-        let full = SourceEventChannel(capacity: 2)
-        for offset in Int64(0)..<2 { await full.send(record(offset)) }
-        let sender = Task { await full.send(record(2)) }
-        while full.waitingSenderCount == 0 { await Task.yield() }
-        #expect(full.takeQueuedRecords(upTo: 2).map(\.offset) == [0, 1])
-        #expect(await sender.value)
-        #expect(full.takeQueuedRecords(upTo: 2).map(\.offset) == [2])
-    }
-
     @Test("a sender waits while the channel holds `capacity` records and goes on when one is taken")
     func sendWaitsWhenFull() async {
         let channel = SourceEventChannel(capacity: 2)

@@ -225,15 +225,35 @@ public final class StageRunner<S: Stage>: Sendable {
     /// rebalances. Opened on the concrete source type so its event sequence needs no boxing.
     private func pull<Source: RecordSource>(from source: Source) async {
         do {
-            let events = source.events()
-            // A channel hands over the records queued behind the first in one go.
-            let channel = events as? SourceEventChannel
-            for try await event in events {
+            for try await event in source.events() {
                 switch event {
                 case .record(let record):
-                    var records = [record]
-                    if let channel { records += channel.takeQueuedRecords(upTo: Self.maxBatchSize - 1) }
-                    await offer(records)
+                    let effects = mutate { $0.offer(record, due: self.dueTime(of: record), now: self.clock.now()) }
+                    if let epoch = effects.staleEpoch {
+                        logger.info("record of an earlier assignment of its partition dropped", metadata: [
+                            LoggingKeys.kafkaPartition: .string(record.topicPartition.description),
+                            LoggingKeys.kafkaOffset: .integer(record.offset), "assignment.epoch": .string("\(epoch.rawValue)"),
+                        ])
+                    }
+                    if let offset = effects.replayedOffset {
+                        logger.warning("source re-delivered an offset already admitted; dropped", metadata: [
+                            LoggingKeys.kafkaPartition: .string(record.topicPartition.description),
+                            LoggingKeys.kafkaOffset: .integer(offset),
+                        ])
+                    }
+                    if effects.heldUnprepared {
+                        logger.debug("record held until its partition is prepared", metadata: [
+                            LoggingKeys.kafkaPartition: .string(record.topicPartition.description),
+                            LoggingKeys.kafkaOffset: .integer(record.offset),
+                        ])
+                    }
+                    if let (tp, due) = effects.held {
+                        logger.info("retry record not due; partition paused until then", metadata: [
+                            LoggingKeys.kafkaPartition: .string(tp.description), LoggingKeys.kafkaOffset: .integer(record.offset),
+                            LoggingKeys.retryNotBefore: .string(RecordHeaders.timestamp(due)),
+                        ])
+                    }
+                    await perform(effects)
                     // If a resume was still in flight when the limit was reached, the pause is
                     // applied by whoever finishes that resume; do not pull until it has been.
                     _ = await waitFor(.pauseSettled, timeout: configuration.processingTimeout)
@@ -260,52 +280,6 @@ public final class StageRunner<S: Stage>: Sendable {
                 let failure = StageRunnerError(.sourceFailed, "the record source failed", underlying: error)
                 await perform(mutate { $0.stop(failure: failure) })
             }
-        }
-    }
-
-    /// Offers records that arrived together under one lock, then performs the effects once.
-    private func offer(_ records: [InboundRecord]) async {
-        let now = clock.now()
-        let (effects, notable) = mutate { state -> (RunnerState.Effects, [(InboundRecord, RunnerState.Effects)]) in
-            var merged = RunnerState.Effects(), notable: [(InboundRecord, RunnerState.Effects)] = []
-            for record in records {
-                let effects = state.offer(record, due: dueTime(of: record), now: now)
-                if effects.staleEpoch != nil || effects.replayedOffset != nil || effects.heldUnprepared || effects.held != nil {
-                    notable.append((record, effects))
-                }
-                merged.merge(effects)
-            }
-            return (merged, notable)
-        }
-        for (record, effects) in notable { log(offered: record, effects) }
-        await perform(effects)
-    }
-
-    /// Logs what became of an offered record that was not simply admitted.
-    private func log(offered record: InboundRecord, _ effects: RunnerState.Effects) {
-        if let epoch = effects.staleEpoch {
-            logger.info("record of an earlier assignment of its partition dropped", metadata: [
-                LoggingKeys.kafkaPartition: .string(record.topicPartition.description),
-                LoggingKeys.kafkaOffset: .integer(record.offset), "assignment.epoch": .string("\(epoch.rawValue)"),
-            ])
-        }
-        if let offset = effects.replayedOffset {
-            logger.warning("source re-delivered an offset already admitted; dropped", metadata: [
-                LoggingKeys.kafkaPartition: .string(record.topicPartition.description),
-                LoggingKeys.kafkaOffset: .integer(offset),
-            ])
-        }
-        if effects.heldUnprepared {
-            logger.debug("record held until its partition is prepared", metadata: [
-                LoggingKeys.kafkaPartition: .string(record.topicPartition.description),
-                LoggingKeys.kafkaOffset: .integer(record.offset),
-            ])
-        }
-        if let (tp, due) = effects.held {
-            logger.info("retry record not due; partition paused until then", metadata: [
-                LoggingKeys.kafkaPartition: .string(tp.description), LoggingKeys.kafkaOffset: .integer(record.offset),
-                LoggingKeys.retryNotBefore: .string(RecordHeaders.timestamp(due)),
-            ])
         }
     }
 

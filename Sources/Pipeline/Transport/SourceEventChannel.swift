@@ -104,22 +104,6 @@ public final class SourceEventChannel: AsyncSequence, Sendable {
         }
     }
 
-    /// Takes the records queued at the head of the channel, up to `limit`, without waiting and
-    /// without passing a control event: what the consumer handed over together reaches the
-    /// runner in one go (one admission under its lock, one wake-up of its workers).
-    public func takeQueuedRecords(upTo limit: Int) -> [InboundRecord] {
-        let (records, senders) = state.withLock { state -> ([InboundRecord], [CheckedContinuation<Bool, Never>]) in
-            var records: [InboundRecord] = []
-            while records.count < limit, state.head < state.queue.count, case .record(let record) = state.queue[state.head] {
-                _ = Self.dequeue(&state)
-                records.append(record)
-            }
-            return (records, records.isEmpty ? [] : Self.takeSendersIfRoom(&state, capacity: capacity))
-        }
-        for sender in senders { sender.resume(returning: true) }
-        return records
-    }
-
     /// Ends the channel: the receiver gets what is queued, then nil; waiting senders return false.
     public func finish() {
         terminate(dropQueued: false)
