@@ -110,14 +110,14 @@ struct StatePartitionsTests {
         #expect(partitions.waitingUpdateCount == 0)
     }
 
-    @Test func aPartitionRemovedOrInstalledAgainVoidsTheScopesOfItsEarlierIncarnation() async throws {
+    @Test func aPartitionRemovedOrInstalledAgainVoidsTheScopesOfItsEarlierInstallation() async throws {
         let partitions = partitions()
         let stale = DeliveryScope(partition: 0)
         #expect(try await increment(partitions, scope: stale) == nil)
         // Reinstalled (the partition was revoked and assigned again, its state rebuilt).
         partitions.install(0, values: ["k": 7])
         stale.settle(delivered: true)
-        #expect(partitions.value("k", in: 0) == 7, "the old incarnation's update is void")
+        #expect(partitions.value("k", in: 0) == 7, "the earlier installation's update is void")
         #expect(try await increment(partitions, scope: nil) == 7, "nothing pending is left behind")
 
         // Removed while an update waits on a pending one: the waiter fails as not ready.

@@ -23,9 +23,10 @@ public protocol Stage: Sendable {
     ///   - context: logger, attempt number, clock and provenance of the record.
     /// - Returns: outputs to emit, a permanent rejection, or a deliberate end without output.
     /// - Throws: a ``ClassifiedError`` (or any error, counted as transient).
-    /// - Important: for a stage that waits on the ``StageWaiting/outside``, the runner enforces a
-    ///   timeout by cancelling the task; long waits inside `process` must be cancellable (they are,
-    ///   for `Task.sleep` and well-behaved clients).
+    /// - Important: for an input that may wait on the outside (``StageWaiting/outside`` and
+    ///   ``mayWaitOnOutside(_:)``), the runner enforces a timeout by cancelling the task; long
+    ///   waits inside `process` must be cancellable (they are, for `Task.sleep` and well-behaved
+    ///   clients).
     func process(_ input: Input, context: StageContext) async throws -> StageResult<Output>
 
     /// Turns a record value into ``Input``; a throw dead-letters the record as `undecodable`.
