@@ -23,8 +23,9 @@ final class DevRig: @unchecked Sendable {
         try json.write(toFile: overlay, atomically: true, encoding: .utf8)
         process.executableURL = URL(fileURLWithPath: CrashRestartTests.binary)
         process.arguments = ["dev", "--port", "0", "--config", overlay]
+        // RECEIPTD_PARENT_PID: a rig whose test run dies stops with it.
         process.environment = ProcessInfo.processInfo.environment.merging(
-            ["RECEIPTD_OBSERVABILITY_PORT": String(observabilityPort)]) { _, new in new }
+            ["RECEIPTD_OBSERVABILITY_PORT": String(observabilityPort), "RECEIPTD_PARENT_PID": String(getpid())]) { _, new in new }
         stderrPath = directory.appendingPathComponent("dev.err").path
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))

@@ -12,18 +12,8 @@ import Testing
                                                             logLevel: "info")
         defer { workspace.remove() }
 
-        // The "harness" is a shell that starts the worker in the background, prints its pid and
-        // exits at once, as a harness killed with SIGKILL would leave it.
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = ["-c", "RECEIPTD_OBSERVABILITY_PORT=0 RECEIPTD_PARENT_PID=$$ \"$0\" fulfil --config \"$1\" >>\"$2\" 2>&1 & echo $!; sleep 1",
-                           CrashRestartTests.binary, workspace.config, workspace.log]
-        let output = Pipe()
-        shell.standardOutput = output
-        try shell.run()
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        shell.waitUntilExit()
-        let pid = try #require(Int32(printed.trimmingCharacters(in: .whitespacesAndNewlines)), "no worker pid: \(printed)")
+        // The "harness" is a shell that starts the worker in the background and exits.
+        let pid = try Self.orphan(["fulfil", "--config", workspace.config], log: workspace.log)
 
         // Orphaned, the worker notices within about a second and exits through its graceful path.
         let deadline = ContinuousClock.now + .seconds(60)
@@ -35,6 +25,51 @@ import Testing
         #expect(!alive, "worker \(pid) outlived its parent: \(workspace.logTail)")
         #expect(workspace.logTail.contains("parent process gone"), "\(workspace.logTail)")
         #expect(workspace.logTail.contains("stage runner stopped"), "a graceful stop: \(workspace.logTail)")
+    }
+
+    /// `receiptd dev` (as the integration tests start it) stops with its harness too, and takes its
+    /// workers down with it.
+    @Test func devStopsWhenItsParentDies() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: CrashRestartTests.binary), "build receiptd first")
+        let directory = try scratchDirectory("parent-dev")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = directory.appendingPathComponent("dev.log").path
+        let pid = try Self.orphan(["dev", "--port", "0"], log: log)
+
+        let deadline = ContinuousClock.now + .seconds(90)
+        while Self.isAlive(pid), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        let alive = Self.isAlive(pid)
+        if alive { kill(pid, SIGKILL) }
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(!alive, "receiptd dev \(pid) outlived its parent: \(text.suffix(2000))")
+        #expect(text.contains("parent process gone"), "\(text.suffix(2000))")
+    }
+
+    /// Starts `receiptd arguments` from a shell that exits a second later, as a harness killed with
+    /// SIGKILL would leave it, with `RECEIPTD_PARENT_PID` set to the shell. Output goes to `log`;
+    /// the pid comes back through a file, not a pipe, which the orphan would hold open.
+    static func orphan(_ arguments: [String], log: String) throws -> Int32 {
+        let pidFile = log + ".pid"
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", "RECEIPTD_OBSERVABILITY_PORT=0 RECEIPTD_PARENT_PID=$$ \"$0\" \"$@\" >>\"$LOG\" 2>&1 </dev/null & echo $! >\"$PIDFILE\"; sleep 1",
+                           CrashRestartTests.binary] + arguments
+        shell.environment = ProcessInfo.processInfo.environment.merging(["LOG": log, "PIDFILE": pidFile]) { _, new in new }
+        shell.standardOutput = FileHandle.nullDevice
+        shell.standardError = FileHandle.nullDevice
+        try shell.run()
+        // Polled rather than waited for: a wait on the shell can last as long as the orphan, which
+        // inherits what Foundation opened for it (so a regression would hang instead of failing).
+        let deadline = ContinuousClock.now + .seconds(30)
+        var printed = ""
+        while ContinuousClock.now < deadline {
+            printed = (try? String(contentsOfFile: pidFile, encoding: .utf8)) ?? ""
+            if printed.hasSuffix("\n") { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return try #require(Int32(printed.trimmingCharacters(in: .whitespacesAndNewlines)), "no pid: \(printed)")
     }
 
     /// Whether `pid` exists and is not a zombie (an orphan's zombie may wait for a reaper).

@@ -18,7 +18,9 @@ final class ReceiverProcess: @unchecked Sendable {
         try overlay.write(toFile: config, atomically: true, encoding: .utf8)
         process.executableURL = URL(fileURLWithPath: CrashRestartTests.binary)
         process.arguments = ["notifications", "--brokers", brokers, "--port", "0", "--config", config]
+        // RECEIPTD_PARENT_PID: a receiver whose test run dies stops with it.
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("RECEIPTD_") }
+            .merging(["RECEIPTD_PARENT_PID": String(getpid())]) { _, new in new }
         stderrPath = config + ".err"
         FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))

@@ -50,12 +50,15 @@ struct DevCommand: Command {
             printError("receiptd dev: workers log at notice rather than \(level): readiness is read from a notice line")
             configuration.log.level = "notice"
         }
-        _ = makeLogger(configuration, label: "receiptd.dev")  // the broker's librdkafka lines, on standard error
+        let logger = makeLogger(configuration, label: "receiptd.dev")  // the broker's librdkafka lines, on standard error
         // Installed before any worker starts, so an early Ctrl-C is a graceful stop too.
         let shutdown = GracefulShutdownTrigger()
         let signals = UnixSignal.stream([.sigint, .sigterm])
         let signalWatch = Task { for await _ in signals { shutdown.trigger() } }
         defer { signalWatch.cancel() }
+        // Started by a harness (a test) that dies: stop with it instead of running on as an orphan.
+        let parentWatch = ParentWatch.startIfRequested(logger: logger, shutDown: { shutdown.trigger() })
+        defer { parentWatch?.cancel() }
 
         let status = ReadinessFlag(.notReady("starting the embedded broker"))
         BuildInfo.register(in: .shared, role: "dev")
