@@ -82,7 +82,7 @@ struct BenchCommand: Command {
         count = try parser.integer(mode == .verify ? "--count" : "--submissions", in: 100...1_000_000) ?? 20_000
         rounds = try parser.integer("--rounds", in: 1...20) ?? 3
         workers = try parser.integer("--workers", in: 1...8) ?? 1
-        maxInFlight = try parser.integer("--max-in-flight", in: 1...10_000) ?? [.appstore: 4096, .pipeline: 4096][mode] ?? 256
+        maxInFlight = try parser.integer("--max-in-flight", in: 1...10_000) ?? ([.appstore, .pipeline].contains(mode) ? 4096 : 256)
         latency = .milliseconds(try parser.integer("--latency-ms", in: 0...10_000) ?? 250)
         metricsPort = try parser.integer("--metrics-port", in: 0...65_000) ?? 0
         if mode == .appstore, parser.option("--submissions") == nil { count = 40_000 }
