@@ -2,9 +2,9 @@ import Pipeline
 
 /// A stage that does no work: it emits one small message per input, so `bench stages` can show
 /// what the runner and the transport cost per record apart from any stage (the plumbing every
-/// stage pays, and the part a runner regression moves). Like verify, fulfil and owners it
-/// declares that it waits on the outside, so each record runs on a task of its own under the
-/// processing timeout.
+/// stage pays, and the part a runner regression moves). It declares that every input may wait on
+/// the outside, so each record runs on a task of its own under the processing timeout, as verify's
+/// App Store requests do.
 struct PassThroughStage: Stage {
     typealias Input = [UInt8]
     typealias Output = PassThroughMarker
@@ -16,7 +16,8 @@ struct PassThroughStage: Stage {
     }
 }
 
-/// The same for a stage that only computes, like ingest: its records run in the runner's batches.
+/// The same for a stage that only computes, like ingest: its records run in the runner's batches,
+/// as every stage's do except inputs that may wait on the outside.
 struct ComputeOnlyPassThroughStage: Stage {
     typealias Input = [UInt8]
     typealias Output = PassThroughMarker
