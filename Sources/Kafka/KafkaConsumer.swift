@@ -95,18 +95,35 @@ public final class KafkaConsumer: Sendable {
     ///   partition was revoked meanwhile (the message will be redelivered to its new owner), or
     ///   ``KafkaError/Code/clientClosed`` after ``close()``.
     public func storeOffset(_ message: KafkaConsumerMessage) throws {
-        let partition = message.topicPartition
-        if let error = runtime.state.withLock({ $0.checkCanStore(partition) }) { throw error }
-        do {
-            try client.storeOffsets([KafkaTopicPartitionOffset(partition, offset: message.offset + 1)])
-        } catch let error as KafkaError where error.code == .state || error.code == .unknownPartition {
-            throw KafkaError(
-                code: .partitionNotAssigned,
-                message: "cannot store an offset for \(partition): librdkafka no longer has it assigned (\(error.message))",
-                isRetriable: false)
+        if let error = storeOffsets(of: [KafkaTopicPartitionOffset(message.topicPartition, offset: message.offset)])[0] {
+            throw error
         }
-        let signals = runtime.state.withLock { $0.didStore(partition, nextOffset: message.offset + 1) }
+    }
+
+    /// ``storeOffset(_:)`` for several processed messages at once, named by partition and offset
+    /// (one per partition): one call into librdkafka and one pass under the consumer's lock, where
+    /// a worker storing after every batch of outputs would otherwise pay both per partition.
+    /// - Returns: each position's error, in order: nil where `offset + 1` was stored, else as
+    ///   ``storeOffset(_:)`` would throw.
+    public func storeOffsets(of processed: [KafkaTopicPartitionOffset]) -> [KafkaError?] {
+        var errors = runtime.state.withLock { state in processed.map { state.checkCanStore($0.topicPartition) } }
+        let allowed = processed.indices.filter { errors[$0] == nil }
+        guard !allowed.isEmpty else { return errors }
+        let results = client.storeOffsets(allowed.map { KafkaTopicPartitionOffset(processed[$0].topicPartition,
+                                                                                   offset: processed[$0].offset + 1) })
+        for (index, error) in zip(allowed, results) {
+            guard let error else { continue }
+            errors[index] = error.code == .state || error.code == .unknownPartition
+                ? KafkaError(code: .partitionNotAssigned,
+                             message: "cannot store an offset for \(processed[index].topicPartition): librdkafka no longer has it assigned (\(error.message))",
+                             isRetriable: false)
+                : error
+        }
+        let signals = runtime.state.withLock { state in
+            allowed.filter { errors[$0] == nil }.flatMap { state.didStore(processed[$0].topicPartition, nextOffset: processed[$0].offset + 1) }
+        }
         for signal in signals { signal.signal() }
+        return errors
     }
 
     /// Stops delivering messages of `partitions` until ``resume(_:)``.

@@ -128,7 +128,9 @@ struct RetryTierTests {
         try await whileRunning(runner) {
             #expect(await processed.waitUntil { Set($0) == ["due@2", "fresh@1"] })
             #expect(await setup.transport.waitUntil { $0.pausedPartitions(group: "g") == [held] })
-            #expect(runner.heldRecordCount == 1)
+            // late-a, and late-b too when the source handed it over in the same event as late-a,
+            // before the pause took effect.
+            #expect((1...2).contains(runner.heldRecordCount))
             #expect(setup.transport.storedOffset(group: "g", topic: tier1, partition: 0) == nil)
             // New input keeps flowing while the tier partition waits.
             setup.transport.produce(TestMessage(id: "fresh-2", key: "other"))

@@ -16,11 +16,11 @@ struct SourceEventChannelTests {
     }
 
     private func offsets(_ events: [SourceEvent]) -> [String] {
-        events.map { event in
+        events.flatMap { event in
             switch event {
-            case .record(let record): "r\(record.offset)"
-            case .assigned: "assigned"
-            case .revoked: "revoked"
+            case .records(let records): records.map { "r\($0.offset)" }
+            case .assigned: ["assigned"]
+            case .revoked: ["revoked"]
             }
         }
     }
@@ -37,6 +37,7 @@ struct SourceEventChannelTests {
         var received: [SourceEvent] = []
         for await event in channel { received.append(event) }
         #expect(offsets(received) == ["assigned", "r0", "r1", "revoked"])
+        #expect(received.count == 3, "the records queued together come as one event")
     }
 
     @Test("a sender waits while the channel holds `capacity` records and goes on when one is taken")
@@ -107,8 +108,8 @@ struct SourceEventChannelTests {
         #expect(await revokedSender.value == false)
         var iterator = channel.makeAsyncIterator()
         var offsets: [Int64] = []
-        for _ in 0..<2 {
-            if case .record(let record)? = await iterator.next() { offsets.append(record.offset) }
+        while offsets.count < 2, case .records(let records)? = await iterator.next() {
+            offsets += records.map(\.offset)
         }
         #expect(await keptSender.value == true)
         #expect(offsets == [0, 2])

@@ -139,7 +139,9 @@ struct StageRunnerTests {
             try await gate.wait()
             return .emit([TestOutput(id: message.id, recordKey: message.key)])
         }
-        for i in 0..<20 { transport.produce(TestMessage(id: "m\(i)", key: "k\(i)")) }
+        // More records than one source event carries (64), so the source is paused, resumed and
+        // paused again.
+        for i in 0..<200 { transport.produce(TestMessage(id: "m\(i)", key: "k\(i)")) }
         let runner = runner(stage, transport, configuration: StageRunnerConfiguration(maxInFlight: 4, resumeThreshold: 1))
         try await whileRunning(runner) {
             #expect(await started.waitUntil { $0 == 4 })
@@ -147,12 +149,12 @@ struct StageRunnerTests {
             #expect(started.value == 4)
             #expect(runner.peakInFlight == 4)
             gate.open()
-            #expect(await transport.waitUntil { $0.storedOffset(group: "g", topic: "receipts.ingested") == 19 })
+            #expect(await transport.waitUntil { $0.storedOffset(group: "g", topic: "receipts.ingested") == 199 })
         }
         #expect(runner.peakInFlight == 4)
         #expect(transport.pausedPartitions(group: "g").isEmpty)
         #expect(transport.pauseCallCount(group: "g") >= 2)
-        #expect(transport.outputIds().count == 20)
+        #expect(transport.outputIds().count == 200)
     }
 
     @Test func undecodableRecordGoesToTheDeadLetterTopicByteForByte() async throws {

@@ -78,12 +78,16 @@ final class RDKafkaConsumerClient: @unchecked Sendable {
         rd_kafka_queue_yield(consumerQueue)
     }
 
-    /// Stores positions for the next commit.
-    func storeOffsets(_ positions: [KafkaTopicPartitionOffset]) throws {
+    /// Stores positions for the next commit, in one call. - Returns: each position's error, in
+    /// order (nil where it was stored).
+    func storeOffsets(_ positions: [KafkaTopicPartitionOffset]) -> [KafkaError?] {
         let list = RDKafkaTopicPartitionList(positions)
         let result = rd_kafka_offsets_store(client.handle, list.pointer)
-        if let error = list.firstError(context: "store offset for") { throw error }
-        if result != RD_KAFKA_RESP_ERR_NO_ERROR { throw KafkaError(result, context: "store offsets") }
+        var errors = list.errors(context: "store offset for")
+        if result != RD_KAFKA_RESP_ERR_NO_ERROR, !errors.contains(where: { $0 != nil }) {
+            errors = Array(repeating: KafkaError(result, context: "store offsets"), count: positions.count)
+        }
+        return errors
     }
 
     /// Stops fetching `partitions`.

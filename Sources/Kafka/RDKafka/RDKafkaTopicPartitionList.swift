@@ -37,6 +37,14 @@ final class RDKafkaTopicPartitionList {
         }.first
     }
 
+    /// Each element's error, in the order the elements were added (nil where there is none).
+    func errors(context: String) -> [KafkaError?] {
+        Self.elements(of: pointer).map { element -> KafkaError? in
+            guard element.err != RD_KAFKA_RESP_ERR_NO_ERROR else { return nil }
+            return KafkaError(element.err, context: "\(context) \(String(cString: element.topic))[\(element.partition)]")
+        }
+    }
+
     /// The positions in a list that someone else owns (for example one passed to a callback).
     static func positions(of list: UnsafePointer<rd_kafka_topic_partition_list_t>) -> [KafkaTopicPartitionOffset] {
         elements(of: list).map { element in

@@ -271,34 +271,61 @@ struct RunnerState {
     /// delivery failed: it is then not marked done and its chain's queue is dropped.
     mutating func complete(_ item: WorkItem, processed: Bool) -> Effects {
         var effects = Effects()
+        if finish(item, processed: processed), let offset = partitions[item.record.topicPartition]!.progress.nextStore() {
+            effects.stores.append((item.record.topicPartition, offset, item.epoch))
+        }
+        continueChain(of: item, processed: processed, &effects)
+        return effects
+    }
+
+    /// Workers finished a batch's records (``complete(_:processed:)`` for each), with one offset
+    /// store per partition for all of them. - Returns: the effects, and the next records of the
+    /// records' chains.
+    mutating func complete(_ finished: [(item: WorkItem, processed: Bool)]) -> (Effects, next: [WorkItem]) {
+        var effects = Effects(), next: [WorkItem] = []
+        var advanced: [TopicPartition: AssignmentEpoch] = [:]
+        for (item, processed) in finished {
+            if finish(item, processed: processed) { advanced[item.record.topicPartition] = item.epoch }
+            continueChain(of: item, processed: processed, &effects)
+            if let following = effects.next {
+                next.append(following)
+                effects.next = nil
+            }
+        }
+        for (tp, epoch) in advanced {
+            if let offset = partitions[tp]!.progress.nextStore() { effects.stores.append((tp, offset, epoch)) }
+        }
+        return (effects, next)
+    }
+
+    /// Marks a record no longer running (done when `processed`). - Returns: whether its
+    /// partition's watermark advanced.
+    private mutating func finish(_ item: WorkItem, processed: Bool) -> Bool {
         let tp = item.record.topicPartition
         inFlight -= 1
         running -= 1
-        if partitions[tp]?.epoch == item.epoch {
-            partitions[tp]!.running -= 1
-            if processed, partitions[tp]!.progress.complete(item.record.offset),
-               let offset = partitions[tp]!.progress.nextStore() {
-                effects.stores.append((tp, offset, item.epoch))
-            }
-        }
+        guard partitions[tp]?.epoch == item.epoch else { return false }
+        partitions[tp]!.running -= 1
+        return processed && partitions[tp]!.progress.complete(item.record.offset)
+    }
+
+    /// Hands the finished record's chain its next record, or ends the chain (dropping its queue
+    /// when the record was not processed), then starts waiting records if there is room.
+    private mutating func continueChain(of item: WorkItem, processed: Bool, _ effects: inout Effects) {
+        let tp = item.record.topicPartition
         let chain = ChainKey(item)
-        if var queue = chains[chain] {
-            if processed, !stopping, let head = queue.first,
-               partitions[tp]?.epoch == head.epoch, partitions[tp]?.revoking == false {
-                queue.removeFirst()
-                chains[chain] = queue
-                partitions[tp]!.running += 1
-                running += 1
-                effects.next = head
-            } else {
-                inFlight -= queue.count
-                chains[chain] = nil
-            }
+        if processed, !stopping, let head = chains[chain]?.first,
+           partitions[tp]?.epoch == head.epoch, partitions[tp]?.revoking == false {
+            chains[chain]!.removeFirst()  // in place: a copy of the queue would be duplicated here
+            partitions[tp]!.running += 1
+            running += 1
+            effects.next = head
+        } else if let queue = chains.removeValue(forKey: chain) {
+            inFlight -= queue.count
         }
         startWaiting(&effects)
         releaseBackpressureIfBelowThreshold(&effects)
         if inputFinished && inFlight == 0 { effects.wakeSpawner = true }
-        return effects
     }
 
     /// The source ended: admit nothing more, finish what was admitted (queued records included),

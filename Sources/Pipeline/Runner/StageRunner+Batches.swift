@@ -84,16 +84,10 @@ extension StageRunner {
             await perform(mutate { $0.stop(failure: failure) })
             break
         }
-        let (effects, next) = mutate { state -> (RunnerState.Effects, [WorkItem]) in
-            var merged = RunnerState.Effects(), next: [WorkItem] = []
-            for (item, completion) in outcomes {
-                let processed = if case .processed = completion { true } else { false }
-                let effects = state.complete(item, processed: processed)
-                merged.merge(effects)
-                if let following = effects.next { next.append(following) }
-            }
-            return (merged, next)
+        let finished = outcomes.map { item, completion in
+            (item: item, processed: { if case .processed = completion { true } else { false } }())
         }
+        let (effects, next) = mutate { $0.complete(finished) }
         await perform(effects)
         return next
     }

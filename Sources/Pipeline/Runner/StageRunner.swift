@@ -227,36 +227,20 @@ public final class StageRunner<S: Stage>: Sendable {
         do {
             for try await event in source.events() {
                 switch event {
-                case .record(let record):
-                    let effects = mutate { $0.offer(record, due: self.dueTime(of: record), now: self.clock.now()) }
-                    if let epoch = effects.staleEpoch {
-                        logger.info("record of an earlier assignment of its partition dropped", metadata: [
-                            LoggingKeys.kafkaPartition: .string(record.topicPartition.description),
-                            LoggingKeys.kafkaOffset: .integer(record.offset), "assignment.epoch": .string("\(epoch.rawValue)"),
-                        ])
+                case .records(let records):
+                    let now = clock.now()
+                    let (offers, settled) = mutate { state in
+                        (records.map { state.offer($0, due: self.dueTime(of: $0), now: now) }, state.holds(.pauseSettled))
                     }
-                    if let offset = effects.replayedOffset {
-                        logger.warning("source re-delivered an offset already admitted; dropped", metadata: [
-                            LoggingKeys.kafkaPartition: .string(record.topicPartition.description),
-                            LoggingKeys.kafkaOffset: .integer(offset),
-                        ])
-                    }
-                    if effects.heldUnprepared {
-                        logger.debug("record held until its partition is prepared", metadata: [
-                            LoggingKeys.kafkaPartition: .string(record.topicPartition.description),
-                            LoggingKeys.kafkaOffset: .integer(record.offset),
-                        ])
-                    }
-                    if let (tp, due) = effects.held {
-                        logger.info("retry record not due; partition paused until then", metadata: [
-                            LoggingKeys.kafkaPartition: .string(tp.description), LoggingKeys.kafkaOffset: .integer(record.offset),
-                            LoggingKeys.retryNotBefore: .string(RecordHeaders.timestamp(due)),
-                        ])
+                    var effects = RunnerState.Effects()
+                    for (record, offer) in zip(records, offers) {
+                        log(offer, of: record)
+                        effects.merge(offer)
                     }
                     await perform(effects)
                     // If a resume was still in flight when the limit was reached, the pause is
                     // applied by whoever finishes that resume; do not pull until it has been.
-                    _ = await waitFor(.pauseSettled, timeout: configuration.processingTimeout)
+                    if !settled { _ = await waitFor(.pauseSettled, timeout: configuration.processingTimeout) }
                 case .assigned(let partitions, let epoch):
                     logger.notice(RunnerLogMessage.partitionsAssigned, metadata: [
                         LoggingKeys.kafkaPartition: .string(describe(partitions)), "assignment.epoch": .string("\(epoch.rawValue)"),
@@ -280,6 +264,34 @@ public final class StageRunner<S: Stage>: Sendable {
                 let failure = StageRunnerError(.sourceFailed, "the record source failed", underlying: error)
                 await perform(mutate { $0.stop(failure: failure) })
             }
+        }
+    }
+
+    /// Logs what admitting `record` did besides admitting it (dropped, or held by a gate).
+    private func log(_ effects: RunnerState.Effects, of record: InboundRecord) {
+        if let epoch = effects.staleEpoch {
+            logger.info("record of an earlier assignment of its partition dropped", metadata: [
+                LoggingKeys.kafkaPartition: .string(record.topicPartition.description),
+                LoggingKeys.kafkaOffset: .integer(record.offset), "assignment.epoch": .string("\(epoch.rawValue)"),
+            ])
+        }
+        if let offset = effects.replayedOffset {
+            logger.warning("source re-delivered an offset already admitted; dropped", metadata: [
+                LoggingKeys.kafkaPartition: .string(record.topicPartition.description),
+                LoggingKeys.kafkaOffset: .integer(offset),
+            ])
+        }
+        if effects.heldUnprepared {
+            logger.debug("record held until its partition is prepared", metadata: [
+                LoggingKeys.kafkaPartition: .string(record.topicPartition.description),
+                LoggingKeys.kafkaOffset: .integer(record.offset),
+            ])
+        }
+        if let (tp, due) = effects.held {
+            logger.info("retry record not due; partition paused until then", metadata: [
+                LoggingKeys.kafkaPartition: .string(tp.description), LoggingKeys.kafkaOffset: .integer(record.offset),
+                LoggingKeys.retryNotBefore: .string(RecordHeaders.timestamp(due)),
+            ])
         }
     }
 
@@ -378,28 +390,30 @@ public final class StageRunner<S: Stage>: Sendable {
         if !effects.cancelPreparations.isEmpty { await preparations.cancel(effects.cancelPreparations) }
         for batch in effects.prepare { startPreparation(batch) }
         if effects.wakeSpawner { wakeupContinuation.yield() }
-        for (tp, offset, epoch) in effects.stores {
-            await store(tp, offset: offset, epoch: epoch)
-        }
+        if !effects.stores.isEmpty { await store(effects.stores) }
         if let change = effects.pauseChange {
             await apply(change)
         }
     }
 
-    private func store(_ tp: TopicPartition, offset: Int64, epoch: AssignmentEpoch) async {
-        var next: Int64? = offset
-        while let current = next {
-            var success = true
-            do {
-                try await source.storeOffset(of: RecordPosition(topicPartition: tp, offset: current))
-            } catch {
-                success = false
+    /// Stores offsets, all the partitions of one transition in one call, and then the next
+    /// watermarks their completion releases, until none is left. A failed store is logged and
+    /// retried after the partition's next record.
+    private func store(_ stores: [(TopicPartition, Int64, AssignmentEpoch)]) async {
+        var pending = stores
+        while !pending.isEmpty {
+            let failures = await source.storeOffsets(pending.map { RecordPosition(topicPartition: $0.0, offset: $0.1) })
+            for (tp, offset, _) in pending {
+                guard let error = failures[tp] else { continue }
                 logger.error("storing offset failed; will retry after the next record", metadata: [
                     LoggingKeys.kafkaTopic: .string(tp.topic), LoggingKeys.kafkaPartition: .integer(tp.partition),
-                    LoggingKeys.kafkaOffset: .integer(current), LoggingKeys.errorMessage: .string("\(error)"),
+                    LoggingKeys.kafkaOffset: .integer(offset), LoggingKeys.errorMessage: .string("\(error)"),
                 ])
             }
-            next = mutate { $0.storeFinished(tp, epoch: epoch, success: success) }.stores.first?.1
+            let stored = pending
+            pending = mutate { state in
+                stored.flatMap { tp, _, epoch in state.storeFinished(tp, epoch: epoch, success: failures[tp] == nil).stores }
+            }
         }
     }
 

@@ -3,7 +3,7 @@ import Synchronization
 /// The consumer side of ``InMemoryTransport``: one consumer-group member.
 ///
 /// Delivers the group's assignment first, then records round-robin across assigned, unpaused
-/// partitions (offset order within each), and rebalance events as the test triggers them.
+/// partitions (offset order within each), up to 64 in one event, and rebalance events as the test triggers them.
 /// Waiting for records suspends without polling and ends when the iterating task is cancelled.
 public struct InMemoryRecordSource: RecordSource {
     let transport: InMemoryTransport
@@ -15,16 +15,19 @@ public struct InMemoryRecordSource: RecordSource {
         Events(source: self)
     }
 
-    public func storeOffset(of position: RecordPosition) async throws {
+    public func storeOffsets(_ positions: [RecordPosition]) async -> [TopicPartition: any Error] {
         transport.mutate { state in
             guard state.groups[group] != nil else { return }
-            let tp = position.topicPartition
-            if let previous = state.groups[group]!.stored[tp], previous > position.offset {
-                preconditionFailure("offset for \(tp) went backwards: \(previous) -> \(position.offset)")
+            for position in positions {
+                let tp = position.topicPartition
+                if let previous = state.groups[group]!.stored[tp], previous > position.offset {
+                    preconditionFailure("offset for \(tp) went backwards: \(previous) -> \(position.offset)")
+                }
+                state.groups[group]!.stored[tp] = position.offset
+                state.groups[group]!.storedHistory[tp, default: []].append(position.offset)
             }
-            state.groups[group]!.stored[tp] = position.offset
-            state.groups[group]!.storedHistory[tp, default: []].append(position.offset)
         }
+        return [:]
     }
 
     public func pause(_ partitions: [TopicPartition]) async throws {
@@ -66,6 +69,9 @@ public struct InMemoryRecordSource: RecordSource {
         }
     }
 
+    /// Records one event carries at most (what a Kafka consumer's buffer might hold at a time).
+    static var maxRecordsPerEvent: Int { 64 }
+
     enum Take {
         case event(SourceEvent)
         case finished
@@ -103,18 +109,24 @@ public struct InMemoryRecordSource: RecordSource {
             }
             let candidates = group.assigned
             guard !candidates.isEmpty else { return finishWhenIdle ? .finished : .wait(version: state.version) }
-            for step in 0..<candidates.count {
-                let tp = candidates[(group.nextPartitionIndex + step) % candidates.count]
-                guard !group.paused.contains(tp), let log = state.logs[tp] else { continue }
+            // Round-robin, one record per partition per turn, up to a batch.
+            var records: [InboundRecord] = []
+            var idleTurns = 0
+            while records.count < Self.maxRecordsPerEvent, idleTurns < candidates.count {
+                let tp = candidates[group.nextPartitionIndex % candidates.count]  // the assignment may have shrunk
+                group.nextPartitionIndex = (group.nextPartitionIndex % candidates.count + 1) % candidates.count
                 let position = group.positions[tp] ?? 0
-                if position < Int64(log.count) {
-                    group.positions[tp] = position + 1
-                    group.nextPartitionIndex = (group.nextPartitionIndex + step + 1) % candidates.count
-                    var record = log[Int(position)]
-                    record.epoch = group.epochs[tp] ?? .initial
-                    return .event(.record(record))
+                guard !group.paused.contains(tp), let log = state.logs[tp], position < Int64(log.count) else {
+                    idleTurns += 1
+                    continue
                 }
+                idleTurns = 0
+                group.positions[tp] = position + 1
+                var record = log[Int(position)]
+                record.epoch = group.epochs[tp] ?? .initial
+                records.append(record)
             }
+            if !records.isEmpty { return .event(.records(records)) }
             if finishWhenIdle && group.paused.isEmpty { return .finished }
             return .wait(version: state.version)
         }

@@ -17,13 +17,15 @@ public protocol RecordSource: Sendable {
     /// The stream of records and rebalance events. Called once per runner run.
     func events() -> Events
 
-    /// Marks the record at `position`, and everything before it in its partition, as processed.
+    /// Marks the records at `positions`, and everything before each in its partition, as
+    /// processed. One call covers what the runner finished together (one position per partition).
     ///
     /// The runner calls this with non-decreasing positions per partition, never concurrently for
     /// one partition, and only after every output of those records was acknowledged. A Kafka
     /// adapter stores `position.offset + 1` (the next offset to consume), as
     /// `rd_kafka_offsets_store` expects.
-    func storeOffset(of position: RecordPosition) async throws
+    /// - Returns: the partitions whose position was not stored, with why (empty when all were).
+    func storeOffsets(_ positions: [RecordPosition]) async -> [TopicPartition: any Error]
 
     /// Stops fetching from these partitions (backpressure); records already fetched may still
     /// arrive. Pausing an already paused partition is harmless.

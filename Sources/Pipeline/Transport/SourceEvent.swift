@@ -3,8 +3,9 @@ import Synchronization
 /// What a ``RecordSource`` delivers: records, and the partition changes of a consumer-group
 /// rebalance, in one ordered stream (as librdkafka's poll loop serves both).
 public enum SourceEvent: Sendable {
-    /// The next record of some assigned partition. Records of one partition arrive in offset order.
-    case record(InboundRecord)
+    /// The next records of assigned partitions (at least one), as many as the source had at hand:
+    /// the runner admits them under one lock. Records of one partition arrive in offset order.
+    case records([InboundRecord])
     /// These partitions were assigned to this consumer, as its assignment `epoch`; their records
     /// carry it.
     case assigned([TopicPartition], epoch: AssignmentEpoch)

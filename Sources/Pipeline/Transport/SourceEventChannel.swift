@@ -12,12 +12,18 @@ import Synchronization
 ///
 /// Control events (``SourceEvent/assigned(_:)``, ``SourceEvent/revoked(_:)``) never wait: they
 /// come from librdkafka's poll thread, which must not block on the runner, and they are few.
-/// Everything is delivered in the order it was enqueued.
+/// Everything is delivered in the order it was enqueued; the records queued one after the other
+/// are handed over as one ``SourceEvent/records(_:)``.
 public final class SourceEventChannel: AsyncSequence, Sendable {
     public typealias Element = SourceEvent
 
+    private enum Entry {
+        case record(InboundRecord)
+        case control(SourceEvent)
+    }
+
     private struct State {
-        var queue: [SourceEvent] = []
+        var queue: [Entry] = []
         var head = 0
         var records = 0
         var finished = false
@@ -100,7 +106,7 @@ public final class SourceEventChannel: AsyncSequence, Sendable {
     public func yieldControl(_ event: SourceEvent) {
         state.withLock { state in
             guard !state.finished else { return }
-            Self.enqueue(event, &state)
+            Self.enqueue(.control(event), &state)
         }
     }
 
@@ -177,22 +183,38 @@ public final class SourceEventChannel: AsyncSequence, Sendable {
         handler?()
     }
 
-    private static func enqueue(_ event: SourceEvent, _ state: inout State) {
+    private static func enqueue(_ entry: Entry, _ state: inout State) {
         if let receiver = state.receiver {
             // The receiver waits only on an empty queue: hand the event over directly.
             state.receiver = nil
-            receiver.resume(returning: event)
+            switch entry {
+            case .record(let record): receiver.resume(returning: .records([record]))
+            case .control(let event): receiver.resume(returning: event)
+            }
             return
         }
-        if case .record = event { state.records += 1 }
-        state.queue.append(event)
+        if case .record = entry { state.records += 1 }
+        state.queue.append(entry)
     }
 
+    /// The next control event, or every record queued before the next control event.
     private static func dequeue(_ state: inout State) -> SourceEvent? {
         guard state.head < state.queue.count else { return nil }
-        let event = state.queue[state.head]
-        state.head += 1
-        if case .record = event { state.records -= 1 }
+        let event: SourceEvent
+        switch state.queue[state.head] {
+        case .control(let control):
+            event = control
+            state.head += 1
+        case .record:
+            var records: [InboundRecord] = []
+            records.reserveCapacity(state.records)
+            while state.head < state.queue.count, case .record(let record) = state.queue[state.head] {
+                records.append(record)
+                state.head += 1
+            }
+            state.records -= records.count
+            event = .records(records)
+        }
         if state.head == state.queue.count {
             state.queue.removeAll(keepingCapacity: true)
             state.head = 0

@@ -156,10 +156,15 @@ public final class KafkaRecordSource: RecordSource {
         return channel
     }
 
-    public func storeOffset(of position: RecordPosition) async throws {
-        try consumer.storeOffset(KafkaConsumerMessage(
-            topic: position.topicPartition.topic, partition: position.topicPartition.partition,
-            offset: position.offset, key: nil, value: [], headers: [], timestamp: nil))
+    public func storeOffsets(_ positions: [RecordPosition]) async -> [TopicPartition: any Error] {
+        let errors = consumer.storeOffsets(of: positions.map {
+            KafkaTopicPartitionOffset(topic: $0.topicPartition.topic, partition: $0.topicPartition.partition, offset: $0.offset)
+        })
+        var failures: [TopicPartition: any Error] = [:]
+        for (position, error) in zip(positions, errors) {
+            if let error { failures[position.topicPartition] = error }
+        }
+        return failures
     }
 
     public func pause(_ partitions: [TopicPartition]) async throws {
