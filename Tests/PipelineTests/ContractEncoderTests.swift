@@ -50,6 +50,20 @@ import Testing
                                     nested: [text: 1, "a": 2], data: Data(text.utf8)))
     }
 
+    /// The writer skips eight bytes at a time while none needs escaping: each escaped character at
+    /// every position of a long string, within and after the eight-byte words.
+    @Test(arguments: ["\"", "\\", "\u{00}", "\u{01}", "\n", "\u{1f}", "\u{7f}", "é", " ", "!", "#", "[", "]"])
+    func escapesAtEveryPositionOfLongStrings(_ special: String) throws {
+        for length in [8, 15, 16, 41] {
+            for position in 0..<length {
+                var characters = Array(repeating: "a", count: length)
+                characters[position] = special
+                let text = characters.joined()
+                #expect(try ContractJSONEncoder.encode([text]) == ContractEncoderTests.foundation([text]), "\(length)/\(position)")
+            }
+        }
+    }
+
     @Test(arguments: [0, 1, -1, 2.5, 0.1, 1.0 / 3, 123_456_789.125, 1e15, 1e20, -2e-7, 9_007_199_254_740_993])
     func doubles(_ number: Double) throws {
         try Self.expectSame(Scalars(text: "x", number: number, integer: Int64.max, flag: false, missing: "m", list: [],

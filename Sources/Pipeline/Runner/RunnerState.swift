@@ -65,6 +65,15 @@ struct RunnerState {
             key = item.record.key
             soloOffset = item.record.key == nil ? item.record.offset : nil
         }
+
+        /// The key's bytes in one call (an array of bytes would feed the hasher byte by byte).
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(topicPartition)
+            hasher.combine(epoch)
+            hasher.combine(soloOffset)
+            if let key { key.withUnsafeBytes { hasher.combine(bytes: $0) } }
+            hasher.combine(key?.count ?? -1)
+        }
     }
 
     let maxInFlight: Int
@@ -134,22 +143,30 @@ struct RunnerState {
             known.insert(tp)
             syncPause(&effects)
         }
-        if partitions[tp] == nil || partitions[tp]!.epoch < record.epoch {
-            partitions[tp] = Partition(epoch: record.epoch)
-        }
-        guard !stopping, !inputFinished, !partitions[tp]!.revoking else { return effects }
-        guard partitions[tp]!.epoch == record.epoch else {
+        enum Admission { case no, stale, replayed, yes }
+        // One lookup of the partition for all of it (through `inout`), not one per step.
+        let closed = stopping || inputFinished
+        let admission = { (partition: inout Partition?) -> Admission in
+            if partition == nil || partition!.epoch < record.epoch { partition = Partition(epoch: record.epoch) }
+            guard !closed, !partition!.revoking else { return .no }
             // Fetched under an assignment revoked since: the partition's owner receives it again.
-            effects.staleEpoch = record.epoch
-            return effects
-        }
-        guard partitions[tp]!.progress.canAdmit(record.offset) else {
+            guard partition!.epoch == record.epoch else { return .stale }
             // A re-delivery of an offset this assignment already admitted (a consumer seeking back
             // after a fetch error or a resume): it is in flight or done already, so it is dropped.
+            guard partition!.progress.canAdmit(record.offset) else { return .replayed }
+            partition!.progress.admit(record.offset)
+            return .yes
+        }(&partitions[tp])
+        switch admission {
+        case .no: return effects
+        case .stale:
+            effects.staleEpoch = record.epoch
+            return effects
+        case .replayed:
             effects.replayedOffset = record.offset
             return effects
+        case .yes: break
         }
-        partitions[tp]!.progress.admit(record.offset)
         let item = WorkItem(record: record)
         if inFlight < maxInFlight && waiting.isEmpty {
             start(item, &effects)
@@ -301,12 +318,13 @@ struct RunnerState {
     /// Marks a record no longer running (done when `processed`). - Returns: whether its
     /// partition's watermark advanced.
     private mutating func finish(_ item: WorkItem, processed: Bool) -> Bool {
-        let tp = item.record.topicPartition
         inFlight -= 1
         running -= 1
-        guard partitions[tp]?.epoch == item.epoch else { return false }
-        partitions[tp]!.running -= 1
-        return processed && partitions[tp]!.progress.complete(item.record.offset)
+        return { (partition: inout Partition?) -> Bool in
+            guard partition?.epoch == item.epoch else { return false }
+            partition!.running -= 1
+            return processed && partition!.progress.complete(item.record.offset)
+        }(&partitions[item.record.topicPartition])
     }
 
     /// Hands the finished record's chain its next record, or ends the chain (dropping its queue

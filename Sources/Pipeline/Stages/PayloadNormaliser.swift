@@ -51,18 +51,22 @@ enum PayloadNormaliser {
     /// Why `bytes` is not a compact JWS, or nil. The problems and their order: the segment count,
     /// then per segment in order empty, not base64url, impossible length; then the header.
     private static func jwsProblem(_ bytes: UnsafeBufferPointer<UInt8>) -> PayloadProblem? {
-        var dots = 0, firstDot = 0, secondDot = 0
-        var invalidSegments: UInt8 = 0  // bit n: segment n (0…2; 3 for any later) has a non-base64url byte
-        byteClass.withUnsafeBufferPointer { classes in
-            for index in bytes.indices {
-                switch classes[Int(bytes[index])] {
-                case base64URLClass:
-                    continue
-                case dotClass:
-                    if dots == 0 { firstDot = index } else if dots == 1 { secondDot = index }
-                    dots += 1
-                default:
-                    invalidSegments |= 1 << min(dots, 3)
+        // The dots by memchr, then each segment's bytes OR-ed through a table without a branch
+        // per byte: the check reads a JWS of a few KiB for every submission.
+        var dots = 0, firstDot = 0, secondDot = 0, from = 0
+        while from < bytes.count, let found = memchr(bytes.baseAddress! + from, Int32(UInt8(ascii: ".")), bytes.count - from) {
+            let index = bytes.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            if dots == 0 { firstDot = index } else if dots == 1 { secondDot = index }
+            dots += 1
+            from = index + 1
+        }
+        var invalidSegments: UInt8 = 0  // bit n: segment n (0…2) has a non-base64url byte
+        if dots == 2 {
+            notBase64URL.withUnsafeBufferPointer { table in
+                for (segment, range) in [0..<firstDot, firstDot + 1..<secondDot, secondDot + 1..<bytes.count].enumerated() {
+                    var invalid: UInt8 = 0
+                    for index in range { invalid |= table[Int(bytes[index])] }
+                    if invalid != 0 { invalidSegments |= 1 << segment }
                 }
             }
         }
@@ -185,12 +189,8 @@ enum PayloadNormaliser {
         return Data(base64Encoded: Data(standard)).map { Array($0) }
     }
 
-    /// Byte classes for ``jwsProblem(_:)``.
-    private static let base64URLClass: UInt8 = 1, dotClass: UInt8 = 2
-    private static let byteClass: [UInt8] = (0..<256).map { byte in
-        let byte = UInt8(byte)
-        return isBase64URLByte(byte) ? base64URLClass : byte == UInt8(ascii: ".") ? dotClass : 0
-    }
+    /// For ``jwsProblem(_:)``: 0 for a base64url byte, 1 for any other.
+    private static let notBase64URL: [UInt8] = (0..<256).map { isBase64URLByte(UInt8($0)) ? 0 : 1 }
 
     /// Six-bit values of both base64 alphabets (`-`/`+` 62, `_`/`/` 63); 0xFF for any other byte.
     private static let base64Values: [UInt8] = {

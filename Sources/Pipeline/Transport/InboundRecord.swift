@@ -34,6 +34,6 @@ public struct InboundRecord: Sendable, Hashable {
 
     /// The partition this record belongs to.
     public var topicPartition: TopicPartition { TopicPartition(topic: topic, partition: partition) }
-    /// Where this record sits (what ``RecordSource/storeOffset(of:)`` takes).
+    /// Where this record sits (what ``RecordSource/storeOffsets(_:)`` takes).
     public var position: RecordPosition { RecordPosition(topicPartition: topicPartition, offset: offset) }
 }
