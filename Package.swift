@@ -5,6 +5,7 @@
 //   CRdKafka <- Kafka <- Pipeline
 //   CCurl + CMicroHTTPD + CLinux <- HTTP <- AppStore(+COpenSSL) <- Pipeline
 //   HTTP + AppStore <- FakeAppStore <- Receiptd (the `fake-appstore` command)
+//   CJemalloc <- Receiptd (the allocator of every receiptd process)
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -32,6 +33,9 @@ let package = Package(
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl",
                        providers: [.apt(["libssl-dev"])]),
+        // The process's allocator (the executable links it in place of glibc's malloc).
+        .systemLibrary(name: "CJemalloc", path: "Sources/CJemalloc", pkgConfig: "jemalloc",
+                       providers: [.apt(["libjemalloc-dev"])]),
 
         .target(name: "Observability", swiftSettings: strict),
         .target(name: "Lifecycle", dependencies: ["Observability"], swiftSettings: strict),
@@ -43,7 +47,7 @@ let package = Package(
                 dependencies: ["Observability", "Lifecycle", "Kafka", "AppStore"],
                 swiftSettings: strict),
         .executableTarget(name: "Receiptd",
-                          dependencies: ["Observability", "Lifecycle", "Kafka", "HTTP", "AppStore", "Pipeline", "FakeAppStore"],
+                          dependencies: ["Observability", "Lifecycle", "Kafka", "HTTP", "AppStore", "Pipeline", "FakeAppStore", "CJemalloc"],
                           swiftSettings: strict),
 
         // Seeded byte mutations shared by the property tests of AppStoreTests and PipelineTests.
