@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import Kafka
 import Pipeline
@@ -156,8 +157,17 @@ final class OutcomeTally: Sendable {
     func close() async { await consumer.close() }
 
     private func record(_ message: KafkaConsumerMessage) {
-        let object = (try? JSONSerialization.jsonObject(with: Data(message.value))) as? [String: Any]
-        let submissionId = object?["submissionId"] as? String
+        // The strict parser of the contracts, not JSONSerialization: the tally shares the cores with
+        // the pipeline it measures, and Foundation's bridged dictionaries cost it several times more.
+        let object: JSONObject? = if case .object(let members)? = try? JSONParser.parse(message.value, maxDepth: 32) {
+            members
+        } else {
+            nil
+        }
+        func string(_ key: String) -> String? {
+            if case .string(let value)? = object?[key] { value } else { nil }
+        }
+        let submissionId = string("submissionId")
         func header(_ name: String) -> String? {
             message.headers.last { $0.key == name }?.value.map { String(decoding: $0, as: UTF8.self) }
         }
@@ -174,22 +184,22 @@ final class OutcomeTally: Sendable {
             }
             switch message.topic {
             case topics.entitlementsChanged:
-                let action = object?["action"] as? String ?? "?"
-                let eventId = object?["eventId"] as? String ?? position
+                let action = string("action") ?? "?"
+                let eventId = string("eventId") ?? position
                 let firstCopy = counts.eventPositions[eventId, default: []].isEmpty
                 guard counts.recordEvent(eventId, at: position, timestamp: message.timestamp, value: message.value) else { return }
                 counts.entitlementsByAction[action, default: 0] += 1
-                if firstCopy, let purchase = object?["originalTransactionId"] as? String,
-                   let bundleId = object?["bundleId"] as? String, let userId = object?["userId"] as? String {
+                if firstCopy, let purchase = string("originalTransactionId"),
+                   let bundleId = string("bundleId"), let userId = string("userId") {
                     counts.track(action: action, purchase: purchase, owner: bundleId + "/" + userId)
                 }
                 counts.settle(submissionId: submissionId, source: nil, verdict: action)
             case topics.rejected:
-                let reason = object?["reason"] as? String ?? "?"
+                let reason = string("reason") ?? "?"
                 counts.rejectedByReason[reason, default: 0] += 1
                 counts.settle(submissionId: submissionId, source: source, verdict: "rejected:" + reason)
             case topics.outcomes:
-                let outcome = object?["outcome"] as? String ?? "?"
+                let outcome = string("outcome") ?? "?"
                 counts.outcomes[outcome, default: 0] += 1
                 counts.settle(submissionId: submissionId, source: source, verdict: outcome)
             default:
