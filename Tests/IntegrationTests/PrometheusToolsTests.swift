@@ -99,7 +99,9 @@ import Testing
         }
         #expect(announced == "metrics: http://127.0.0.1:\(port)/metrics")
         let body = try await Self.get(try CurlHTTPClient(), "http://127.0.0.1:\(port)/metrics")
-        #expect(body.contains(#"receiptd_build_info{librdkafka="#) && body.contains(#"role="fake-appstore""#), "\(body)")
+        // The fake App Store is the receiptd executable too, so jemalloc is its allocator.
+        #expect(body.contains(#"receiptd_build_info{allocator="jemalloc 5."#) && body.contains(#"librdkafka=""#)
+                && body.contains(#"role="fake-appstore""#), "\(body)")
         #expect(body.contains(#"receiptd_fake_appstore_requests_total{kind="requests"} 0"#), "\(body)")
         let check = try Tool.run(Self.promtool, ["check", "metrics"], input: body)
         #expect(check.status == 0 && check.output.isEmpty, "\(check.output)")
