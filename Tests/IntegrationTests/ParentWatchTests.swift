@@ -47,6 +47,25 @@ import Testing
         #expect(text.contains("parent process gone"), "\(text.suffix(2000))")
     }
 
+    /// `receiptd fake-appstore` (which tests start as a process too) stops with its harness.
+    @Test func fakeAppStoreStopsWhenItsParentDies() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: CrashRestartTests.binary), "build receiptd first")
+        let directory = try scratchDirectory("parent-fake")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = directory.appendingPathComponent("fake.log").path
+        let pid = try Self.orphan(["fake-appstore", "--port", "0"], log: log)
+
+        let deadline = ContinuousClock.now + .seconds(30)
+        while Self.isAlive(pid), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        let alive = Self.isAlive(pid)
+        if alive { kill(pid, SIGKILL) }
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(!alive, "receiptd fake-appstore \(pid) outlived its parent: \(text.suffix(2000))")
+        #expect(text.contains("parent process gone"), "\(text.suffix(2000))")
+    }
+
     /// Starts `receiptd arguments` from a shell that exits a second later, as a harness killed with
     /// SIGKILL would leave it, with `RECEIPTD_PARENT_PID` set to the shell. Output goes to `log`;
     /// the pid comes back through a file, not a pipe, which the orphan would hold open.

@@ -89,6 +89,7 @@ import Testing
         let fake = Process()
         fake.executableURL = URL(fileURLWithPath: CrashRestartTests.binary)
         fake.arguments = ["fake-appstore", "--port", "0", "--metrics-port", String(port), "--samples", "1"]
+        fake.environment = ProcessInfo.processInfo.environment.merging(["RECEIPTD_PARENT_PID": String(getpid())]) { _, new in new }
         let output = Pipe()
         fake.standardOutput = output
         fake.standardError = FileHandle.nullDevice

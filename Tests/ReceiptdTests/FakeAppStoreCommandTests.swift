@@ -25,6 +25,8 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CheckCommandTests.binary)
         process.arguments = ["fake-appstore", "--port", "0", "--pki-dir", directory, "--samples", "2", "--bundle-id", "com.demo.cli"]
+        // Stops by itself should this test process die (a crash would otherwise leave it running).
+        process.environment = ProcessInfo.processInfo.environment.merging(["RECEIPTD_PARENT_PID": String(getpid())]) { _, new in new }
         let stdout = Pipe()
         process.standardOutput = stdout
         process.standardError = Pipe()

@@ -120,9 +120,13 @@ struct FakeAppStoreCommand: Command {
         fflush(nil)
         logger.notice("fake App Store up", metadata: ["url": "\(fake.productionBaseURL)", "seed": "\(seed)"])
 
+        // Started by a test or a tool that may die without stopping it (RECEIPTD_PARENT_PID).
+        let shutdown = GracefulShutdownTrigger()
+        let parentWatch = ParentWatch.startIfRequested(logger: logger, shutDown: { shutdown.trigger() })
+        defer { parentWatch?.cancel() }
         var signals = ServiceGroup.Configuration()
         signals.maximumGracefulShutdownDuration = .seconds(2)
-        try await ServiceGroup(services: [UntilShutdown()], configuration: signals, logger: logger).run()
+        try await ServiceGroup(services: [UntilShutdown()], configuration: signals, logger: logger, trigger: shutdown).run()
         logger.notice("fake App Store stopped", metadata: ["requests": .integer(fake.statistics.requests)])
         return 0
     }
