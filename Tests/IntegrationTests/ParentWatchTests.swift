@@ -30,39 +30,31 @@ import Testing
     /// `receiptd dev` (as the integration tests start it) stops with its harness too, and takes its
     /// workers down with it.
     @Test func devStopsWhenItsParentDies() async throws {
-        try #require(FileManager.default.isExecutableFile(atPath: CrashRestartTests.binary), "build receiptd first")
-        let directory = try scratchDirectory("parent-dev")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let log = directory.appendingPathComponent("dev.log").path
-        let pid = try Self.orphan(["dev", "--port", "0"], log: log)
-
-        let deadline = ContinuousClock.now + .seconds(90)
-        while Self.isAlive(pid), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        let alive = Self.isAlive(pid)
-        if alive { kill(pid, SIGKILL) }
-        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        #expect(!alive, "receiptd dev \(pid) outlived its parent: \(text.suffix(2000))")
-        #expect(text.contains("parent process gone"), "\(text.suffix(2000))")
+        try await Self.expectStopsWithItsParent(["dev", "--port", "0"], within: .seconds(90))
     }
 
     /// `receiptd fake-appstore` (which tests start as a process too) stops with its harness.
     @Test func fakeAppStoreStopsWhenItsParentDies() async throws {
-        try #require(FileManager.default.isExecutableFile(atPath: CrashRestartTests.binary), "build receiptd first")
-        let directory = try scratchDirectory("parent-fake")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let log = directory.appendingPathComponent("fake.log").path
-        let pid = try Self.orphan(["fake-appstore", "--port", "0"], log: log)
+        try await Self.expectStopsWithItsParent(["fake-appstore", "--port", "0"], within: .seconds(30))
+    }
 
-        let deadline = ContinuousClock.now + .seconds(30)
-        while Self.isAlive(pid), ContinuousClock.now < deadline {
+    /// Orphans `receiptd arguments` (``orphan(_:log:)``) and expects it to notice and exit by itself
+    /// within `timeout`, saying why in its log.
+    static func expectStopsWithItsParent(_ arguments: [String], within timeout: Duration) async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: CrashRestartTests.binary), "build receiptd first")
+        let directory = try scratchDirectory("parent-\(arguments[0])")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = directory.appendingPathComponent("process.log").path
+        let pid = try orphan(arguments, log: log)
+
+        let deadline = ContinuousClock.now + timeout
+        while isAlive(pid), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(200))
         }
-        let alive = Self.isAlive(pid)
+        let alive = isAlive(pid)
         if alive { kill(pid, SIGKILL) }
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        #expect(!alive, "receiptd fake-appstore \(pid) outlived its parent: \(text.suffix(2000))")
+        #expect(!alive, "receiptd \(arguments[0]) \(pid) outlived its parent: \(text.suffix(2000))")
         #expect(text.contains("parent process gone"), "\(text.suffix(2000))")
     }
 
