@@ -20,6 +20,28 @@ import Testing
         #expect(state.inFlight == 4)
     }
 
+    /// A batch's completions store each partition once, at its watermark after all of them, and
+    /// hand on the next record of each chain.
+    @Test func aBatchStoresEachPartitionOnce() {
+        var state = RunnerState(maxInFlight: 100, resumeThreshold: 50)
+        let tps = [TopicPartition(topic: "t", partition: 0), TopicPartition(topic: "t", partition: 1)]
+        _ = state.assigned(tps, epoch: AssignmentEpoch(1))
+        func record(_ tp: TopicPartition, _ offset: Int64, key: String) -> InboundRecord {
+            InboundRecord(topic: tp.topic, partition: tp.partition, offset: offset, key: Array(key.utf8), value: [],
+                          timestamp: .distantPast, epoch: AssignmentEpoch(1))
+        }
+        // Partition 0: three keys; partition 1: two records of one key (the second queues).
+        for (offset, key) in [(0, "a"), (1, "b"), (2, "c")] { _ = state.admit(record(tps[0], Int64(offset), key: key)) }
+        for offset: Int64 in [0, 1] { _ = state.admit(record(tps[1], offset, key: "same")) }
+        let (heads, _) = state.takeReady()
+        #expect(heads.count == 4)
+        let (effects, next) = state.complete(heads.map { (item: $0, processed: true) })
+        let stores = effects.stores.map { "\($0.0.partition)@\($0.1)" }.sorted()
+        #expect(stores == ["0@2", "1@0"], "one store per partition, at its watermark")
+        #expect(next.map(\.record.offset) == [1], "partition 1's queued record runs next")
+        #expect(state.inFlight == 1)
+    }
+
     @Test func watermarkAdvancesOnlyOverContiguousDoneRecords() {
         var progress = PartitionProgress()
         for offset: Int64 in [10, 11, 13, 20] { progress.admit(offset) }  // gaps are fine

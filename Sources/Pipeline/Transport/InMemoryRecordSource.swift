@@ -3,8 +3,9 @@ import Synchronization
 /// The consumer side of ``InMemoryTransport``: one consumer-group member.
 ///
 /// Delivers the group's assignment first, then records round-robin across assigned, unpaused
-/// partitions (offset order within each), up to 64 in one event, and rebalance events as the test triggers them.
-/// Waiting for records suspends without polling and ends when the iterating task is cancelled.
+/// partitions (offset order within each), up to 64 in one event, and rebalance events as the test
+/// triggers them. Waiting for records suspends without polling and ends when the iterating task is
+/// cancelled.
 public struct InMemoryRecordSource: RecordSource {
     let transport: InMemoryTransport
     /// The consumer group this source belongs to.
