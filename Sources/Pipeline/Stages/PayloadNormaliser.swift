@@ -60,21 +60,14 @@ enum PayloadNormaliser {
             dots += 1
             from = index + 1
         }
-        var invalidSegments: UInt8 = 0  // bit n: segment n (0…2) has a non-base64url byte
-        if dots == 2 {
-            notBase64URL.withUnsafeBufferPointer { table in
-                for (segment, range) in [0..<firstDot, firstDot + 1..<secondDot, secondDot + 1..<bytes.count].enumerated() {
-                    var invalid: UInt8 = 0
-                    for index in range { invalid |= table[Int(bytes[index])] }
-                    if invalid != 0 { invalidSegments |= 1 << segment }
-                }
-            }
-        }
         guard dots == 2 else { return .malformed("JWS must have three dot-separated segments, found \(dots + 1)") }
         for segment in 0..<3 {
             let range = segment == 0 ? 0..<firstDot : segment == 1 ? firstDot + 1..<secondDot : secondDot + 1..<bytes.count
             guard !range.isEmpty else { return .malformed("JWS segment \(segment + 1) is empty") }
-            guard invalidSegments & (1 << segment) == 0 else { return .malformed("JWS segment \(segment + 1) is not base64url") }
+            let invalid = notBase64URL.withUnsafeBufferPointer { table in
+                range.reduce(UInt8(0)) { $0 | table[Int(bytes[$1])] }
+            }
+            guard invalid == 0 else { return .malformed("JWS segment \(segment + 1) is not base64url") }
             guard range.count % 4 != 1 else {
                 return .malformed("JWS segment \(segment + 1) has an impossible base64url length")
             }
