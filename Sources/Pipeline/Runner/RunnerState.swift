@@ -287,11 +287,8 @@ struct RunnerState {
     /// A worker finished a record. `processed` is false when it was abandoned (cancelled) or its
     /// delivery failed: it is then not marked done and its chain's queue is dropped.
     mutating func complete(_ item: WorkItem, processed: Bool) -> Effects {
-        var effects = Effects()
-        if finish(item, processed: processed), let offset = partitions[item.record.topicPartition]!.progress.nextStore() {
-            effects.stores.append((item.record.topicPartition, offset, item.epoch))
-        }
-        continueChain(of: item, processed: processed, &effects)
+        var (effects, next) = complete([(item: item, processed: processed)])
+        effects.next = next.first
         return effects
     }
 
