@@ -96,8 +96,7 @@ public struct InMemoryRecordSource: RecordSource {
                     let count = state.partitionCounts[topic] ?? state.defaultPartitionCount
                     for p in 0..<count { partitions.append(TopicPartition(topic: topic, partition: p)) }
                 }
-                let epoch = AssignmentEpoch(group.lastEpoch.rawValue + 1)
-                group.lastEpoch = epoch
+                let epoch = group.nextEpoch()
                 for tp in partitions {
                     group.positions[tp] = (group.stored[tp] ?? -1) + 1
                     group.epochs[tp] = epoch

@@ -33,6 +33,12 @@ public final class InMemoryTransport: Sendable {
         var started = false
         var finished = false
         var sourceWaiter: CheckedContinuation<Void, Never>?
+
+        /// Numbers a new assignment of this group (one more than the last).
+        mutating func nextEpoch() -> AssignmentEpoch {
+            lastEpoch = AssignmentEpoch(lastEpoch.rawValue + 1)
+            return lastEpoch
+        }
     }
 
     struct State {
@@ -176,8 +182,7 @@ public final class InMemoryTransport: Sendable {
     public func assign(group: String, partitions: [TopicPartition]) {
         mutate { state in
             guard state.groups[group] != nil else { return }
-            let epoch = AssignmentEpoch(state.groups[group]!.lastEpoch.rawValue + 1)
-            state.groups[group]!.lastEpoch = epoch
+            let epoch = state.groups[group]!.nextEpoch()
             for tp in partitions where !state.groups[group]!.assigned.contains(tp) {
                 state.groups[group]!.assigned.append(tp)
                 state.groups[group]!.positions[tp] = (state.groups[group]!.stored[tp] ?? -1) + 1
