@@ -33,8 +33,8 @@ import Testing
     }
 
     /// The overlay `receiptd broker --help` recommends for its workers shortens only the session
-    /// and the consumers' fetch wait, and keeps one produce request in flight: what the harnesses
-    /// give their workers.
+    /// and the consumers' fetch wait, keeps one produce request in flight and lengthens the
+    /// producers' linger: what the harnesses give their workers.
     @Test func theEmbeddedBrokerOverlayShortensTheSessionAndTheFetchWait() throws {
         let config = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Config")
@@ -46,6 +46,8 @@ import Testing
         #expect(overlaid.kafka.consumerProperties == EmbeddedBroker.consumerProperties && base.kafka.consumerProperties.isEmpty)
         #expect(overlaid.kafka.producerProperties == EmbeddedBroker.producerProperties && base.kafka.producerProperties.isEmpty)
         #expect(overlaid.kafka.maxPollIntervalSeconds == 10 && base.kafka.maxPollIntervalSeconds == 300)
+        #expect(overlaid.kafka.lingerMilliseconds == EmbeddedBroker.lingerMilliseconds && base.kafka.lingerMilliseconds == 5)
+        overlaid.kafka.lingerMilliseconds = base.kafka.lingerMilliseconds
         overlaid.kafka.sessionTimeoutSeconds = base.kafka.sessionTimeoutSeconds
         overlaid.kafka.maxPollIntervalSeconds = base.kafka.maxPollIntervalSeconds
         overlaid.kafka.consumerProperties = base.kafka.consumerProperties

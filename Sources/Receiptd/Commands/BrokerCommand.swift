@@ -116,15 +116,25 @@ final class EmbeddedBroker: Service {
     /// Retried batches can still be written twice on this broker (docs/chaos.md).
     static let producerProperties = ["max.in.flight.requests.per.connection": "1"]
 
+    /// Producer `linger.ms` for the mock cluster, where small batches cost more than on a broker:
+    /// a partition's log is a list of the batches as produced, each fetch walks it from the oldest
+    /// retained batch to find its offset and returns at most one batch per partition. Keyed
+    /// records spread over 32 partitions, so with librdkafka's 5 ms nearly every batch held one
+    /// record (`bench pipeline`: 40 ms cut CPU per receipt by about a sixth, docs/benchmarks.md).
+    static let lingerMilliseconds = 40.0
+
     /// `configuration` for workers of this broker: bootstrap servers pointed here, no topic
     /// creation (the broker created the topics; the mock does not implement CreateTopics for
-    /// other processes), ``consumerProperties`` and ``producerProperties`` (an overlay's own values win).
+    /// other processes), ``consumerProperties``, ``producerProperties`` and ``lingerMilliseconds`` (an overlay's own values win).
     func workerConfiguration(_ configuration: WorkerConfiguration) -> WorkerConfiguration {
         var configuration = configuration
         configuration.kafka.bootstrapServers = bootstrapServers
         configuration.topics.create = false
         configuration.kafka.consumerProperties = Self.consumerProperties.merging(configuration.kafka.consumerProperties) { _, own in own }
         configuration.kafka.producerProperties = Self.producerProperties.merging(configuration.kafka.producerProperties) { _, own in own }
+        if configuration.kafka.lingerMilliseconds == WorkerConfiguration.Kafka().lingerMilliseconds {
+            configuration.kafka.lingerMilliseconds = Self.lingerMilliseconds
+        }
         // The mock waits a rebalance for a member's revocation only a session long (its rebalance
         // timer is the session timeout less a second), not max.poll.interval.ms as a broker does.
         configuration.kafka.maxPollIntervalSeconds = configuration.kafka.sessionTimeoutSeconds

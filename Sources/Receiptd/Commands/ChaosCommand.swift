@@ -238,9 +238,8 @@ struct ChaosCommand: Command {
         let topics = harness.configuration.pipelineTopics
         let reader = KafkaDeadLetterReader(bootstrapServers: [harness.broker.bootstrapServers], topic: topics.deadLetter,
                                            idleTimeout: .seconds(10))
-        var producer = KafkaProducerConfiguration(bootstrapServers: [harness.broker.bootstrapServers])
-        producer.additionalProperties = harness.configuration.kafka.producerAdditionalProperties
-        let sink = try KafkaRecordSink(configuration: producer)
+        let sink = try KafkaRecordSink(configuration: harness.configuration.kafka.producer(
+            bootstrapServers: [harness.broker.bootstrapServers], role: "replay"))
         defer { Task { await sink.close() } }
         let options = DeadLetterReplayer.Options(allowedTopics: Set(StageName.allCases.map { topics.input(of: $0) }))
         return try await DeadLetterReplayer(reader: reader, sink: sink).run(options)

@@ -60,10 +60,8 @@ struct ConsumptionExpiryCommand: Command {
         let expired = ConsumptionExpiry.expired(requests: requests, outcomes: outcomes, now: Date(),
                                                 grace: TimeInterval(graceMinutes * 60))
         if !dryRun, !expired.isEmpty {
-            var producer = KafkaProducerConfiguration(bootstrapServers: configuration.bootstrapServerList)
-            producer.clientId = "\(configuration.kafka.clientId)-consumption-expiry"
-            producer.additionalProperties = configuration.kafka.producerAdditionalProperties
-            let sink = try KafkaRecordSink(configuration: producer)
+            let sink = try KafkaRecordSink(configuration: configuration.kafka.producer(
+                bootstrapServers: configuration.bootstrapServerList, role: "consumption-expiry"))
             do {
                 try await sink.send(try expired.map { outcome in
                     OutboundRecord(topic: topics.consumptionOutcomes, key: Array(outcome.recordKey.utf8),

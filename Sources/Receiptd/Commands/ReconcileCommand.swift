@@ -101,10 +101,8 @@ struct ReconcileCommand: Command {
 
         var sink: KafkaRecordSink?
         if !dryRun {
-            var producer = KafkaProducerConfiguration(bootstrapServers: configuration.bootstrapServerList)
-            producer.clientId = "\(configuration.kafka.clientId)-reconcile"
-            producer.additionalProperties = configuration.kafka.producerAdditionalProperties
-            sink = try KafkaRecordSink(configuration: producer)
+            sink = try KafkaRecordSink(configuration: configuration.kafka.producer(
+                bootstrapServers: configuration.bootstrapServerList, role: "reconcile"))
         }
         let topic = configuration.topics.submitted
         let parameters = self.parameters

@@ -95,10 +95,7 @@ struct ReplayCommand: Command {
                                            topic: topic ?? topics.deadLetter)
         var producer: KafkaRecordSink?
         if !dryRun {
-            var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: brokerList)
-            producerConfiguration.clientId = "\(configuration.kafka.clientId)-replay"
-            producerConfiguration.additionalProperties = configuration.kafka.producerAdditionalProperties
-            producer = try KafkaRecordSink(configuration: producerConfiguration)
+            producer = try KafkaRecordSink(configuration: configuration.kafka.producer(bootstrapServers: brokerList, role: "replay"))
         }
         var options = DeadLetterReplayer.Options(filter: filter, dryRun: dryRun, rate: rate,
                                                  allowedTopics: Set(StageName.allCases.map(topics.input(of:))))

@@ -141,9 +141,7 @@ enum StageWorker {
             readiness.update(statistics)
             kafkaMetrics.update(statistics)
         }
-        var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: brokers)
-        producerConfiguration.clientId = "\(configuration.kafka.clientId)-\(S.name)"
-        producerConfiguration.additionalProperties = configuration.kafka.producerAdditionalProperties
+        var producerConfiguration = configuration.kafka.producer(bootstrapServers: brokers, role: S.name.rawValue)
         producerConfiguration.statisticsInterval = statisticsInterval
         producerConfiguration.onStatistics = { kafkaMetrics.updateProducer($0) }
         // Assignor, consumer buffer, revocation timeout and close order: the wiring the broker

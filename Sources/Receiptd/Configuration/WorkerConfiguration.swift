@@ -1,4 +1,5 @@
 import AppStore
+import Kafka
 
 /// Everything a receiptd process can be configured with, in one tree.
 ///
@@ -30,6 +31,10 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         /// How long a starting worker waits for the brokers (its topic checks) before it gives up
         /// and exits 1; 0 waits forever. It says what it waits for every 15 s meanwhile.
         var startupTimeoutSeconds = 120.0
+        /// How long a producer waits to fill a batch (`linger.ms`; librdkafka's default 5). Longer
+        /// means fewer, larger requests (less CPU on clients and brokers) and that much more
+        /// latency per stage hop. The embedded broker raises it (``EmbeddedBroker/lingerMilliseconds``).
+        var lingerMilliseconds = 5.0
         /// Raw librdkafka properties passed through unchanged (SASL, SSL, tuning). Properties
         /// receiptd sets itself (delivery semantics, commit interval) are refused here.
         var properties: [String: String] = [:]
@@ -46,6 +51,16 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         /// What a producer gets: `properties` with `producerProperties` over them.
         var producerAdditionalProperties: [String: String] {
             properties.merging(producerProperties) { _, producer in producer }
+        }
+
+        /// A producer as every receiptd producer is configured: client id `<clientId>-<role>`,
+        /// ``lingerMilliseconds`` and ``producerAdditionalProperties``.
+        func producer(bootstrapServers: [String], role: String) -> KafkaProducerConfiguration {
+            var producer = KafkaProducerConfiguration(bootstrapServers: bootstrapServers)
+            producer.clientId = "\(clientId)-\(role)"
+            producer.linger = .milliseconds(lingerMilliseconds)
+            producer.additionalProperties = producerAdditionalProperties
+            return producer
         }
 
         /// What a stage worker's consumer gets: `properties` with `consumerProperties` over them.

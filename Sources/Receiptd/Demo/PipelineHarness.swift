@@ -104,11 +104,7 @@ final class PipelineHarness: @unchecked Sendable {
 
     /// A producer for submissions.
     func makeProducer() throws -> KafkaProducer {
-        var configuration = KafkaProducerConfiguration(bootstrapServers: [broker.bootstrapServers])
-        configuration.clientId = "receiptd-generator"
-        configuration.linger = .milliseconds(10)
-        configuration.additionalProperties = self.configuration.kafka.producerAdditionalProperties
-        return try KafkaProducer(configuration: configuration)
+        try KafkaProducer(configuration: configuration.kafka.producer(bootstrapServers: [broker.bootstrapServers], role: "generator"))
     }
 
     /// A tally over the terminal topics.
