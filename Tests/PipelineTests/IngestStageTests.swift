@@ -115,6 +115,32 @@ import Testing
         #expect(rejection([UInt8](repeating: 0x20, count: 256 * 1024 + 1))?.reason == .recordTooLarge)
     }
 
+    /// The word-at-a-time ASCII skip decides as decoding the whole record would: a non-ASCII
+    /// sequence (valid or not, whole or cut short) at every offset around the 8-byte words.
+    @Test func utf8CheckAgreesWithDecodingAtEveryOffset() {
+        let sequences: [[UInt8]] = [[0xC3, 0xA9], [0xE2, 0x82, 0xAC], [0xF0, 0x9F, 0x98, 0x80], [0xFF], [0xC3],
+                                    [0xE2, 0x82], [0xED, 0xA0, 0x80], [0xC0, 0xAF], [0x80]]
+        for sequence in sequences {
+            for offset in 0...20 {
+                for tail in [0, 1, 7, 9] {
+                    let bytes = Array(repeating: UInt8(ascii: "a"), count: offset) + sequence
+                        + Array(repeating: UInt8(ascii: "b"), count: tail)
+                    #expect(IngestStage.isValidUTF8(bytes) == (String(validating: bytes, as: UTF8.self) != nil),
+                            "\(sequence) at \(offset), \(tail) after")
+                }
+            }
+        }
+        #expect(IngestStage.isValidUTF8([]))
+        #expect(IngestStage.isValidUTF8(Array("0123456789abcdef".utf8)))
+    }
+
+    @Test func bundleIdShapes() {
+        for valid in ["com.demo.game", "a", "a-b.c1", "A.B-C.9"] { #expect(IngestStage.isValidBundleId(valid), "\(valid)") }
+        for invalid in ["", ".", "a.", ".a", "a..b", "a/b", "a b", "é.a", "a_b"] {
+            #expect(!IngestStage.isValidBundleId(invalid), "\(invalid)")
+        }
+    }
+
     @Test func invalidUTF8() {
         #expect(rejection([0x7B, 0xFF, 0xFE, 0x7D])?.reason == .invalidUTF8)
     }

@@ -68,7 +68,7 @@ public struct IngestStage: Stage {
             throw Rejection(reason: .recordTooLarge,
                                   detail: "record is \(bytes.count) bytes, at most \(configuration.maxRecordBytes) allowed")
         }
-        guard String(validating: bytes, as: UTF8.self) != nil else {
+        guard Self.isValidUTF8(bytes) else {
             throw Rejection(reason: .invalidUTF8, detail: "record value is not valid UTF-8")
         }
         guard !bytes.isEmpty else {
@@ -84,8 +84,7 @@ public struct IngestStage: Stage {
             throw Rejection(reason: .invalidJSON, detail: "record value is a JSON \(value.typeName), not an object")
         }
         let object = parsed.members
-        var fields = FieldReader(object: object)
-        fields.subject = knownSubject(object)
+        var fields = FieldReader(object: object, configuration: configuration)
 
         guard case .string(let schema)? = object["schema"], schema == ReceiptSubmitted.schema else {
             let found = object["schema"].map { value -> String in
@@ -154,21 +153,36 @@ public struct IngestStage: Stage {
     /// A submission is a flat object; anything deeper than this is not one.
     static let maxJSONDepth = 16
 
+    /// Whether `bytes` are UTF-8. ASCII (every JWS, id and timestamp) is recognised eight bytes at a
+    /// time without building a string; only the rest is decoded.
+    static func isValidUTF8(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return true }
+            var index = 0
+            while buffer.count &- index >= 8,
+                  UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                index &+= 8
+            }
+            // Everything before `index` is ASCII, so decoding can start there.
+            return String(validating: UnsafeBufferPointer(rebasing: buffer[index...]), as: UTF8.self) != nil
+        }
+    }
+
     /// What a rejection can report before the fields are checked in order: each id that already
     /// passes its own check below, so a record rejected for its schema or a later field still
-    /// names its submission and user.
-    private func knownSubject(_ object: [String: JSONValue]) -> SubmissionSubject {
+    /// names its submission and user. Built only for a rejection.
+    fileprivate static func knownSubject(_ object: [String: JSONValue], configuration: IngestConfiguration) -> SubmissionSubject {
         var subject = SubmissionSubject()
         if case .string(let id)? = object["submissionId"], !id.isEmpty, id.count <= configuration.maxSubmissionIdLength,
-           id.utf8.allSatisfy(Self.isSubmissionIdByte) {
+           id.utf8.allSatisfy(isSubmissionIdByte) {
             subject.submissionId = id
         }
         if case .string(let bundleId)? = object["bundleId"], bundleId.count <= configuration.maxBundleIdLength,
-           Self.isValidBundleId(bundleId) {
+           isValidBundleId(bundleId) {
             subject.bundleId = bundleId
         }
         if case .string(let userId)? = object["userId"], !PayloadNormaliser.trimASCIIWhitespace(userId).isEmpty,
-           userId.utf8.count <= configuration.maxUserIdBytes, !userId.unicodeScalars.contains(where: Self.isControl) {
+           userId.utf8.count <= configuration.maxUserIdBytes, !userId.unicodeScalars.contains(where: isControl) {
             subject.userId = userId
         }
         return subject
@@ -182,10 +196,17 @@ public struct IngestStage: Stage {
     /// Apple's bundle id shape: dot-separated, non-empty segments of ASCII letters, digits and `-`.
     /// In particular it never contains `/`, which makes the ``OwnerKey`` encoding unambiguous.
     static func isValidBundleId(_ bundleId: String) -> Bool {
-        let segments = bundleId.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        return segments.allSatisfy { segment in
-            !segment.isEmpty && segment.allSatisfy { PayloadNormaliser.isAlphanumeric($0) || $0 == UInt8(ascii: "-") }
+        var segmentLength = 0
+        for byte in bundleId.utf8 {
+            if byte == UInt8(ascii: ".") {
+                guard segmentLength > 0 else { return false }
+                segmentLength = 0
+            } else {
+                guard PayloadNormaliser.isAlphanumeric(byte) || byte == UInt8(ascii: "-") else { return false }
+                segmentLength += 1
+            }
         }
+        return segmentLength > 0
     }
 
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
@@ -196,10 +217,18 @@ public struct IngestStage: Stage {
 /// Reads required string fields of a submission, building up the subject as it goes.
 private struct FieldReader {
     let object: [String: JSONValue]
+    let configuration: IngestConfiguration
     var subject = SubmissionSubject()
 
+    /// A rejection naming what is known: the fields checked so far, and the ids that pass their
+    /// own checks although an earlier field failed (``IngestStage/knownSubject(_:configuration:)``).
     func rejection(_ reason: ReasonCode, _ detail: String) -> Rejection {
-        Rejection(reason: reason, detail: detail, subject: subject)
+        let known = IngestStage.knownSubject(object, configuration: configuration)
+        var reported = subject
+        reported.submissionId = subject.submissionId ?? known.submissionId
+        reported.bundleId = subject.bundleId ?? known.bundleId
+        reported.userId = subject.userId ?? known.userId
+        return Rejection(reason: reason, detail: detail, subject: reported)
     }
 
     /// A string field that may be absent, `null` or blank (nil then).
