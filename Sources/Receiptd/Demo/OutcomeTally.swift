@@ -101,7 +101,10 @@ final class OutcomeTally: Sendable {
     ///   - bootstrapServers: the cluster.
     ///   - topics: the pipeline's topic names.
     ///   - partitions: partitions per topic.
-    init(bootstrapServers: [String], topics: Topics, partitions: Int) throws {
+    ///   - properties: raw librdkafka consumer properties: the workers' own, so that on the
+    ///     embedded broker (which holds an empty fetch for the whole `fetch.wait.max.ms`) the tally
+    ///     sees the last outcomes as soon as the workers' consumers would, not up to 500 ms later.
+    init(bootstrapServers: [String], topics: Topics, partitions: Int, properties: [String: String] = [:]) throws {
         var assignment: [KafkaTopicPartitionOffset] = []
         for topic in [topics.entitlementsChanged, topics.rejected, topics.outcomes, topics.deadLetter] {
             for p in 0..<partitions {
@@ -111,6 +114,7 @@ final class OutcomeTally: Sendable {
         var configuration = KafkaConsumerConfiguration(bootstrapServers: bootstrapServers, consumptionStrategy: .partitions(assignment))
         configuration.clientId = "receiptd-tally"
         configuration.maxBufferedMessages = 10_000
+        configuration.additionalProperties = properties
         consumer = try KafkaConsumer(configuration: configuration)
         self.topics = topics
     }

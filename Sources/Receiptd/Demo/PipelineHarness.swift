@@ -110,7 +110,7 @@ final class PipelineHarness: @unchecked Sendable {
     /// A tally over the terminal topics.
     func makeTally() throws -> OutcomeTally {
         try OutcomeTally(bootstrapServers: [broker.bootstrapServers], topics: configuration.pipelineTopics,
-                         partitions: configuration.topics.partitions)
+                         partitions: configuration.topics.partitions, properties: configuration.kafka.consumerAdditionalProperties)
     }
 
     /// The end-of-run check of the owner view on this harness's broker.
