@@ -120,7 +120,7 @@ final class EmbeddedBroker: Service {
     /// a partition's log is a list of the batches as produced, each fetch walks it from the oldest
     /// retained batch to find its offset and returns at most one batch per partition. Keyed
     /// records spread over 32 partitions, so with librdkafka's 5 ms nearly every batch held one
-    /// record (`bench pipeline`: 40 ms cut CPU per receipt by about a sixth, docs/benchmarks.md).
+    /// record (`bench pipeline`: 40 ms cut CPU per receipt by about a tenth, docs/benchmarks.md).
     static let lingerMilliseconds = 40.0
 
     /// `configuration` for workers of this broker: bootstrap servers pointed here, no topic
