@@ -125,7 +125,8 @@ final class EmbeddedBroker: Service {
 
     /// `configuration` for workers of this broker: bootstrap servers pointed here, no topic
     /// creation (the broker created the topics; the mock does not implement CreateTopics for
-    /// other processes), ``consumerProperties``, ``producerProperties`` and ``lingerMilliseconds`` (an overlay's own values win).
+    /// other processes), ``consumerProperties`` and ``producerProperties`` (an overlay's own values
+    /// win), and ``lingerMilliseconds`` where the configuration left the default.
     func workerConfiguration(_ configuration: WorkerConfiguration) -> WorkerConfiguration {
         var configuration = configuration
         configuration.kafka.bootstrapServers = bootstrapServers
