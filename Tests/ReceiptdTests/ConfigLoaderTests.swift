@@ -55,6 +55,28 @@ import Testing
         #expect(overlaid == base)
     }
 
+    /// The harnesses' workers get the embedded broker's settings, and a configuration's own
+    /// values win: its own librdkafka properties, and a linger it set.
+    @Test func theEmbeddedBrokersWorkerSettingsKeepWhatTheConfigurationSet() {
+        let defaults = EmbeddedBroker.workerSettings(WorkerConfiguration())
+        #expect(defaults.kafka.lingerMilliseconds == EmbeddedBroker.lingerMilliseconds)
+        #expect(defaults.kafka.consumerProperties == EmbeddedBroker.consumerProperties)
+        #expect(defaults.kafka.producerProperties == EmbeddedBroker.producerProperties)
+        #expect(defaults.kafka.maxPollIntervalSeconds == defaults.kafka.sessionTimeoutSeconds)
+        #expect(!defaults.topics.create)
+        let producer = defaults.kafka.producer(bootstrapServers: ["127.0.0.1:1"], role: "verify")
+        #expect(producer.linger == .milliseconds(EmbeddedBroker.lingerMilliseconds))
+        #expect(producer.clientId == "receiptd-verify")
+        #expect(producer.additionalProperties == EmbeddedBroker.producerProperties)
+
+        var own = WorkerConfiguration()
+        own.kafka.lingerMilliseconds = 12
+        own.kafka.consumerProperties = ["fetch.wait.max.ms": "50"]
+        let overlaid = EmbeddedBroker.workerSettings(own)
+        #expect(overlaid.kafka.lingerMilliseconds == 12)
+        #expect(overlaid.kafka.consumerProperties["fetch.wait.max.ms"] == "50")
+    }
+
     @Test func invalidJSONNamesTheLineAndColumn() throws {
         let broken = try file("{\n  \"kafka\": {\n    \"clientId\": \"x\",,\n  }\n}\n")
         let error = try #require(throws: ConfigLoader.LoadError.self) { try ConfigLoader(files: [broken]).load() }

@@ -123,18 +123,25 @@ final class EmbeddedBroker: Service {
     /// record (`bench pipeline`: 40 ms cut CPU per receipt by about a tenth, docs/benchmarks.md).
     static let lingerMilliseconds = 40.0
 
-    /// `configuration` for workers of this broker: bootstrap servers pointed here, no topic
-    /// creation (the broker created the topics; the mock does not implement CreateTopics for
-    /// other processes), ``consumerProperties`` and ``producerProperties`` (an overlay's own values
-    /// win), and ``lingerMilliseconds`` where the configuration left the default.
+    /// `configuration` for workers of this broker: bootstrap servers pointed here, and
+    /// ``workerSettings(_:)``.
     func workerConfiguration(_ configuration: WorkerConfiguration) -> WorkerConfiguration {
-        var configuration = configuration
+        var configuration = Self.workerSettings(configuration)
         configuration.kafka.bootstrapServers = bootstrapServers
+        return configuration
+    }
+
+    /// What workers of any embedded broker get: no topic creation (the broker created the topics;
+    /// the mock does not implement CreateTopics for other processes), ``consumerProperties`` and
+    /// ``producerProperties`` (an overlay's own values win), ``lingerMilliseconds`` where the
+    /// configuration left the default, and a poll interval of one session.
+    static func workerSettings(_ configuration: WorkerConfiguration) -> WorkerConfiguration {
+        var configuration = configuration
         configuration.topics.create = false
-        configuration.kafka.consumerProperties = Self.consumerProperties.merging(configuration.kafka.consumerProperties) { _, own in own }
-        configuration.kafka.producerProperties = Self.producerProperties.merging(configuration.kafka.producerProperties) { _, own in own }
+        configuration.kafka.consumerProperties = consumerProperties.merging(configuration.kafka.consumerProperties) { _, own in own }
+        configuration.kafka.producerProperties = producerProperties.merging(configuration.kafka.producerProperties) { _, own in own }
         if configuration.kafka.lingerMilliseconds == WorkerConfiguration.Kafka().lingerMilliseconds {
-            configuration.kafka.lingerMilliseconds = Self.lingerMilliseconds
+            configuration.kafka.lingerMilliseconds = lingerMilliseconds
         }
         // The mock waits a rebalance for a member's revocation only a session long (its rebalance
         // timer is the session timeout less a second), not max.poll.interval.ms as a broker does.
