@@ -1,22 +1,28 @@
 import COpenSSL
 
-/// SHA-256 through OpenSSL's one-shot `SHA256()` (no EVP fetch, no allocation): the one digest
-/// every module uses (JWS signing input, `payloadSHA256`, event ids, the verified-JWS cache).
+/// SHA-256 through OpenSSL's `EVP_Digest` with the algorithm fetched once: the one digest every
+/// module uses (JWS signing input, `payloadSHA256`, event ids, the verified-JWS cache). OpenSSL
+/// 3's one-shot `SHA256()` looks the algorithm up by name on every call (`EVP_Q_digest`).
 public enum SHA256Digest {
     /// Size of a digest in bytes.
     public static let byteCount = 32
 
+    /// The provider's SHA-256, fetched at first use and kept for the process (an `EVP_MD` is
+    /// immutable once fetched, so every thread may use it). Should the fetch fail, `EVP_sha256()`
+    /// is used, which OpenSSL resolves on each call.
+    nonisolated(unsafe) private static let algorithm: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil) ?? EVP_sha256()
+
     /// Hashes `count` bytes at `bytes` into the 32-byte buffer `output`.
     @inline(__always)
-    static func hash(_ bytes: UnsafeRawPointer, count: Int, into output: UnsafeMutablePointer<UInt8>) {
-        _ = SHA256(bytes.assumingMemoryBound(to: UInt8.self), count, output)
+    static func hash(_ bytes: UnsafeRawPointer?, count: Int, into output: UnsafeMutablePointer<UInt8>?) {
+        _ = EVP_Digest(bytes, count, output, nil, algorithm, nil)
     }
 
     /// SHA-256 of a byte array.
     public static func hash(_ bytes: [UInt8]) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: byteCount) { output, initialized in
             bytes.withUnsafeBytes { input in
-                _ = SHA256(input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count, output.baseAddress)
+                hash(input.baseAddress, count: input.count, into: output.baseAddress)
             }
             initialized = byteCount
         }
@@ -35,7 +41,7 @@ public enum SHA256Digest {
 
     private static func hex(of input: UnsafeRawBufferPointer) -> String {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: byteCount) { digest in
-            _ = SHA256(input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count, digest.baseAddress)
+            hash(input.baseAddress, count: input.count, into: digest.baseAddress)
             return String(unsafeUninitializedCapacity: byteCount * 2) { text in
                 let digits: StaticString = "0123456789abcdef"
                 digits.withUTF8Buffer { digits in
