@@ -68,4 +68,34 @@ import Testing
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         #expect(code(deep) == "json-too-deep")
     }
+
+    /// Names that share their length and their first and last eight bytes (one tag), before and
+    /// after the object grows past the size at which names are also indexed.
+    @Test(arguments: [3, JSONObject.indexThreshold, JSONObject.indexThreshold + 1, 200])
+    func membersAreFoundAndDuplicatesRefusedAtEverySize(_ count: Int) throws {
+        let names = (0..<count).map { "transaction-\(String(format: "%04d", $0))-identifier" }
+        let text = "{" + names.enumerated().map { "\"\($1)\":\($0)" }.joined(separator: ",") + "}"
+        guard case .object(let object) = try parse(text) else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(object.count == count)
+        #expect(object.keys == names)
+        for (position, name) in names.enumerated() { #expect(object[name] == .integer(Int64(position)), "\(name)") }
+        #expect(object["transaction-9999-identifier"] == nil)
+        #expect(object["transaction-"] == nil)
+        for name in [names.first!, names[count / 2], names.last!] {
+            let duplicated = String(text.dropLast()) + ",\"\(name)\":null}"
+            #expect(code(duplicated) == "duplicate-json-member", "\(name) of \(count)")
+        }
+    }
+
+    @Test func objectsAreEqualWhateverTheirMemberOrder() throws {
+        let one = try parse(#"{"a":1,"bb":[true],"c":{"x":null,"y":"z"}}"#)
+        let other = try parse(#"{"c":{"y":"z","x":null},"a":1,"bb":[true]}"#)
+        #expect(one == other)
+        #expect(one != (try parse(#"{"a":1,"bb":[true],"c":{"x":null,"y":"w"}}"#)))
+        #expect(one != (try parse(#"{"a":1,"bb":[true]}"#)))
+        #expect(JSONObject(members: ["a": .integer(1), "b": .null]) == JSONObject(members: ["b": .null, "a": .integer(1)]))
+    }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// `missing-field`. Member names in details are our own constants, never input data.
 extension JSONObject {
     private func present(_ key: String) -> JSONValue? {
-        switch members[key] {
+        switch self[key] {
         case .none, .some(.null): return nil
         case .some(let value): return value
         }

@@ -2,7 +2,7 @@
 /// of `JSONObject+Fields.swift`: `null` counts as absent, any other non-object is `invalid-field`.
 extension JSONObject {
     func optionalNestedObject(_ key: String) throws(VerificationError) -> JSONObject? {
-        switch members[key] {
+        switch self[key] {
         case .none, .some(.null):
             return nil
         case .some(.object(let object)):

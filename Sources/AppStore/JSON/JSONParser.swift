@@ -92,11 +92,11 @@ public struct JSONParser {
 
     private mutating func parseObject(depth: Int) throws(VerificationError) -> JSONObject {
         index += 1  // {
-        var members: [String: JSONValue] = Dictionary(minimumCapacity: depth == 1 ? 32 : 4)
+        var object = JSONObject(capacity: depth == 1 ? 32 : 4)
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return JSONObject(members: members)
+            return object
         }
         while true {
             skipWhitespace()
@@ -107,7 +107,7 @@ public struct JSONParser {
             index += 1
             skipWhitespace()
             let value = try parseValue(depth: depth)
-            if members.updateValue(value, forKey: name) != nil {
+            guard object.insertUnique(name, value) else {
                 throw VerificationError(.duplicateJSONMember, "member \"\(name.prefix(64))\" appears more than once")
             }
             skipWhitespace()
@@ -118,7 +118,7 @@ public struct JSONParser {
             }
             guard bytes[index] == UInt8(ascii: "}") else { throw failure("expected ',' or '}'") }
             index += 1
-            return JSONObject(members: members)
+            return object
         }
     }
 

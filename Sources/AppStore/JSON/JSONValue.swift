@@ -24,18 +24,3 @@ public enum JSONValue: Sendable, Equatable {
         }
     }
 }
-
-/// A JSON object whose member names are unique (the parser rejects duplicates).
-public struct JSONObject: Sendable, Equatable {
-    public var members: [String: JSONValue]
-
-    public init(members: [String: JSONValue] = [:]) {
-        self.members = members
-    }
-
-    /// The member value, or `nil` when absent.
-    public subscript(key: String) -> JSONValue? { members[key] }
-
-    /// Member names in arbitrary order.
-    public var keys: Dictionary<String, JSONValue>.Keys { members.keys }
-}

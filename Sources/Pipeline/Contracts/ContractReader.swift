@@ -10,13 +10,13 @@ import Foundation
 /// Coding paths (and their arrays) are built only when an error is thrown or an object nests, so
 /// a well-formed record reads without allocating beyond its own values.
 struct ContractReader {
-    let members: [String: JSONValue]
+    let object: JSONObject
     let codingPath: [any CodingKey]
 
     /// Opens `value` as an object, as `Decoder.container(keyedBy:)` does.
     init(_ value: JSONValue, codingPath: [any CodingKey]) throws {
         guard case .object(let object) = value else { throw Self.mismatch([String: Any].self, value, codingPath) }
-        members = object.members
+        self.object = object
         self.codingPath = codingPath
     }
 
@@ -45,14 +45,14 @@ struct ContractReader {
 
     @inline(__always)
     private func member(_ key: ContractKey) throws -> JSONValue {
-        guard let value = members[key.stringValue] else { throw missing(key) }
+        guard let value = object[key.stringValue] else { throw missing(key) }
         return value
     }
 
     /// The member, or nil when absent or `null` (the standard `decodeIfPresent`).
     @inline(__always)
     private func presentMember(_ key: ContractKey) -> JSONValue? {
-        switch members[key.stringValue] {
+        switch object[key.stringValue] {
         case .none, .some(.null): nil
         case .some(let value): value
         }

@@ -83,7 +83,7 @@ public struct IngestStage: Stage {
         guard case .object(let parsed) = value else {
             throw Rejection(reason: .invalidJSON, detail: "record value is a JSON \(value.typeName), not an object")
         }
-        let object = parsed.members
+        let object = parsed
         var fields = FieldReader(object: object, configuration: configuration)
 
         guard case .string(let schema)? = object["schema"], schema == ReceiptSubmitted.schema else {
@@ -171,7 +171,7 @@ public struct IngestStage: Stage {
     /// What a rejection can report before the fields are checked in order: each id that already
     /// passes its own check below, so a record rejected for its schema or a later field still
     /// names its submission and user. Built only for a rejection.
-    fileprivate static func knownSubject(_ object: [String: JSONValue], configuration: IngestConfiguration) -> SubmissionSubject {
+    fileprivate static func knownSubject(_ object: JSONObject, configuration: IngestConfiguration) -> SubmissionSubject {
         var subject = SubmissionSubject()
         if case .string(let id)? = object["submissionId"], !id.isEmpty, id.count <= configuration.maxSubmissionIdLength,
            id.utf8.allSatisfy(isSubmissionIdByte) {
@@ -216,7 +216,7 @@ public struct IngestStage: Stage {
 
 /// Reads required string fields of a submission, building up the subject as it goes.
 private struct FieldReader {
-    let object: [String: JSONValue]
+    let object: JSONObject
     let configuration: IngestConfiguration
     var subject = SubmissionSubject()
 
