@@ -4,8 +4,15 @@ import Kafka
 /// A record handed to a worker. Its ``InboundRecord/epoch`` ties it to one assignment of its
 /// partition: a partition revoked and assigned again has a new epoch, so late completions of the
 /// old assignment cannot touch the new bookkeeping.
-struct WorkItem: Sendable {
+///
+/// A class: the runner's queues, batches and results pass each record along several times, and
+/// a reference is one retain where the record's fields are five.
+final class WorkItem: Sendable {
     let record: InboundRecord
+
+    init(record: InboundRecord) {
+        self.record = record
+    }
 
     var epoch: AssignmentEpoch { record.epoch }
 }

@@ -53,13 +53,24 @@ extension StageRunner {
     }
 
     /// A record decoded, processed and routed: what it sends, and how it is accounted for once sent.
-    struct Prepared: Sendable {
+    /// A class for the reason ``WorkItem`` is one: batches pass it along whole.
+    final class Prepared: Sendable {
         let item: WorkItem
         let scope: DeliveryScope
         let outbound: [OutboundRecord]
         let verdict: RecordVerdict
         let started: ContinuousClock.Instant
         let logger: Logger
+
+        init(item: WorkItem, scope: DeliveryScope, outbound: [OutboundRecord], verdict: RecordVerdict,
+             started: ContinuousClock.Instant, logger: Logger) {
+            self.item = item
+            self.scope = scope
+            self.outbound = outbound
+            self.verdict = verdict
+            self.started = started
+            self.logger = logger
+        }
     }
 
     /// Decodes (unless `decoded` is given), processes and routes a record (a record that cannot be
@@ -91,8 +102,8 @@ extension StageRunner {
             return Prepared(item: item, scope: scope, outbound: [router.deadLetter(record, failure: failure, attempt: attempt, now: now)],
                             verdict: .deadLettered(.undecodable), started: started, logger: recordLogger)
         }
-        let subject = (input as? any SubmissionDescribing)?.subject ?? .unknown
-        recordLogger = recordLogger.with(lazy: { Self.metadata(for: subject) })
+        // The subject only for a log line, a rejection or an outcome: an emitted record needs none.
+        recordLogger = recordLogger.with(lazy: { Self.metadata(for: Self.subject(of: input)) })
         let context = StageContext(logger: recordLogger, attempt: attempt, now: now, recordTimestamp: record.timestamp,
                                    delivery: scope)
         let result = await process(input, context: context, timed: timed)
@@ -100,9 +111,9 @@ extension StageRunner {
         do {
             switch result {
             case .success(let value):
-                (outbound, verdict) = try routeResult(value, record: record, subject: subject, now: now, logger: recordLogger)
+                (outbound, verdict) = try routeResult(value, record: record, input: input, now: now, logger: recordLogger)
             case .failure(let error):
-                (outbound, verdict) = try routeFailure(error, record: record, subject: subject, attempt: attempt, now: now,
+                (outbound, verdict) = try routeFailure(error, record: record, subject: Self.subject(of: input), attempt: attempt, now: now,
                                                      logger: recordLogger)
             }
         } catch {
@@ -213,20 +224,20 @@ extension StageRunner {
         return result ?? .failure(ProcessingTimeoutError(timeout: timeout))
     }
 
-    private func routeResult(_ result: StageResult<S.Output>, record: InboundRecord, subject: SubmissionSubject,
+    private func routeResult(_ result: StageResult<S.Output>, record: InboundRecord, input: S.Input,
                              now: Date, logger: Logger) throws -> ([OutboundRecord], RecordVerdict) {
         switch result {
         case .emit(let outputs):
             logger.debug("emitting \(outputs.count) record(s)")
             return (try router.emit(outputs, from: record), .emitted)
         case .reject(let reason, let detail, let extra):
-            let merged = extra.filling(from: subject)
+            let merged = extra.filling(from: Self.subject(of: input))
             logger.info("input rejected", metadata: Self.metadata(for: merged).merging([
                 LoggingKeys.reason: .string(reason.rawValue),
             ]) { _, new in new })
             return ([try router.reject(record, reason: reason, detail: detail, subject: merged, now: now)], .rejected(reason))
         case .done(let outcome, let extra):
-            let merged = extra.filling(from: subject)
+            let merged = extra.filling(from: Self.subject(of: input))
             logger.info("input ended without output", metadata: Self.metadata(for: merged).merging([
                 LoggingKeys.stageOutcome: .string(outcome.rawValue),
             ]) { _, new in new })
@@ -261,6 +272,11 @@ extension StageRunner {
             logger.warning("transient failure; dead-lettering", metadata: metadata)
             return ([router.deadLetter(record, failure: failure, attempt: attempt, now: now)], .deadLettered(reason))
         }
+    }
+
+    /// The identifying fields of an input that describes a submission, else none.
+    static func subject(of input: S.Input) -> SubmissionSubject {
+        (input as? any SubmissionDescribing)?.subject ?? .unknown
     }
 
     /// Log metadata for a subject: ids and the payload hash, never the payload.
