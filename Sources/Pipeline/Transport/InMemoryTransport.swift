@@ -280,11 +280,14 @@ public final class InMemoryTransport: Sendable {
             state.version += 1
             wake.append(contentsOf: state.changeWaiters.values)
             state.changeWaiters.removeAll()
-            for name in state.groups.keys {
-                if let waiter = state.groups[name]!.sourceWaiter {
+            // Through the values in place: reading `groups[name]!` would copy a group's tables.
+            var index = state.groups.values.startIndex
+            while index != state.groups.values.endIndex {
+                if let waiter = state.groups.values[index].sourceWaiter {
                     wake.append(waiter)
-                    state.groups[name]!.sourceWaiter = nil
+                    state.groups.values[index].sourceWaiter = nil
                 }
+                state.groups.values.formIndex(after: &index)
             }
             return result
         }
