@@ -36,12 +36,13 @@ extension SignedDataVerifier {
     /// - Returns: The notification with ``NotificationData/transactionInfo`` and
     ///   ``NotificationData/renewalInfo`` set when present, or why it was rejected.
     public func verifyAndDecodeNotification(_ signedPayload: String) -> VerificationResult<ResponseBodyV2DecodedPayload> {
-        cached(signedPayload, as: .notification) { notification(signedPayload, clockUse: $0) }
+        cached(signedPayload, as: .notification) { notification(signedPayload, clockUse: $0, signingInput: $1) }
     }
 
-    private func notification(_ signedPayload: String, clockUse: ClockUse) -> VerificationResult<ResponseBodyV2DecodedPayload> {
+    private func notification(_ signedPayload: String, clockUse: ClockUse,
+                              signingInput: SigningInputDigest?) -> VerificationResult<ResponseBodyV2DecodedPayload> {
         let dateRange = core.dateRange
-        return decode(signedPayload, clockUse: clockUse) { json throws(VerificationError) in
+        return decode(signedPayload, clockUse: clockUse, signingInput: signingInput) { json throws(VerificationError) in
             var notification = try ResponseBodyV2DecodedPayload(json: json, dateRange: dateRange)
             try checkContainer(of: notification)
             let identity = notification.appIdentity

@@ -50,12 +50,13 @@ public struct SignedDataVerifier: Sendable {
     /// - Parameter signedTransaction: A JWS such as `signedTransactionInfo`.
     /// - Returns: The decoded transaction, or why it was rejected.
     public func verifyAndDecodeTransaction(_ signedTransaction: String) -> VerificationResult<JWSTransactionDecodedPayload> {
-        cached(signedTransaction, as: .transaction) { transaction(signedTransaction, clockUse: $0) }
+        cached(signedTransaction, as: .transaction) { transaction(signedTransaction, clockUse: $0, signingInput: $1) }
     }
 
-    func transaction(_ signedTransaction: String, clockUse: ClockUse) -> VerificationResult<JWSTransactionDecodedPayload> {
+    func transaction(_ signedTransaction: String, clockUse: ClockUse,
+                     signingInput: SigningInputDigest? = nil) -> VerificationResult<JWSTransactionDecodedPayload> {
         let dateRange = core.dateRange
-        return decode(signedTransaction, clockUse: clockUse) { json throws(VerificationError) in
+        return decode(signedTransaction, clockUse: clockUse, signingInput: signingInput) { json throws(VerificationError) in
             let transaction = try JWSTransactionDecodedPayload(json: json, dateRange: dateRange)
             try checkBundleId(transaction.bundleId)
             try checkEnvironment(transaction.rawEnvironment)
@@ -69,12 +70,13 @@ public struct SignedDataVerifier: Sendable {
     /// - Parameter signedRenewalInfo: A JWS such as `signedRenewalInfo`.
     /// - Returns: The decoded renewal info, or why it was rejected.
     public func verifyAndDecodeRenewalInfo(_ signedRenewalInfo: String) -> VerificationResult<JWSRenewalInfoDecodedPayload> {
-        cached(signedRenewalInfo, as: .renewalInfo) { renewalInfo(signedRenewalInfo, clockUse: $0) }
+        cached(signedRenewalInfo, as: .renewalInfo) { renewalInfo(signedRenewalInfo, clockUse: $0, signingInput: $1) }
     }
 
-    func renewalInfo(_ signedRenewalInfo: String, clockUse: ClockUse) -> VerificationResult<JWSRenewalInfoDecodedPayload> {
+    func renewalInfo(_ signedRenewalInfo: String, clockUse: ClockUse,
+                     signingInput: SigningInputDigest? = nil) -> VerificationResult<JWSRenewalInfoDecodedPayload> {
         let dateRange = core.dateRange
-        return decode(signedRenewalInfo, clockUse: clockUse) { json throws(VerificationError) in
+        return decode(signedRenewalInfo, clockUse: clockUse, signingInput: signingInput) { json throws(VerificationError) in
             let renewalInfo = try JWSRenewalInfoDecodedPayload(json: json, dateRange: dateRange)
             try checkEnvironment(renewalInfo.rawEnvironment)
             return renewalInfo
@@ -82,22 +84,24 @@ public struct SignedDataVerifier: Sendable {
     }
 
     /// The cached outcome of verifying `jws` as `kind`, else `verify`'s, stored unless it read
-    /// the clock (see ``VerifiedJWSCache``).
+    /// the clock (see ``VerifiedJWSCache``). A miss hands `verify` the signing input's digest,
+    /// computed with the key.
     func cached<T: Sendable>(_ jws: String, as kind: VerifiedJWSCache.Kind,
-                             _ verify: (ClockUse) -> VerificationResult<T>) -> VerificationResult<T> {
-        guard let verifiedCache else { return verify(ClockUse()) }
-        let key = VerifiedJWSCache.Key(jws, kind: kind)
+                             _ verify: (ClockUse, SigningInputDigest?) -> VerificationResult<T>) -> VerificationResult<T> {
+        guard let verifiedCache else { return verify(ClockUse(), nil) }
+        let (key, signingInput) = VerifiedJWSCache.Key.withSigningInput(jws, kind: kind)
         if let hit = verifiedCache.value(for: key) as? VerificationResult<T> { return hit }
         let clockUse = ClockUse()
-        let result = verify(clockUse)
+        let result = verify(clockUse, signingInput)
         if !clockUse.used { verifiedCache.insert(result, for: key) }
         return result
     }
 
     /// Runs the shared JWS verification, then a payload-specific decoder.
     func decode<T: Sendable>(_ jws: String, dateMembers: [String] = ["signedDate"], clockUse: ClockUse,
+                             signingInput: SigningInputDigest? = nil,
                              _ build: (JSONObject) throws(VerificationError) -> T) -> VerificationResult<T> {
-        switch core.verify(jws, dateMembers: dateMembers, clockUse: clockUse) {
+        switch core.verify(jws, dateMembers: dateMembers, clockUse: clockUse, signingInput: signingInput) {
         case .failure(let error):
             return .invalid(error)
         case .success(let verified):

@@ -108,4 +108,43 @@ import Testing
             _ = try harness.verifier(limits: .init(verifiedCacheCapacity: -1))
         }
     }
+
+    /// The key's pass also yields the signing input's digest (the bytes up to the second dot) that
+    /// a miss checks the signature with: both must equal SHA-256 computed on its own.
+    @Test(arguments: ["a.b.c", ".b.c", "a..c", "a.b.", "..", String(repeating: "h", count: 63) + "." + String(repeating: "p", count: 1_000) + ".s",
+                      "no dots", "one.dot", ""])
+    func theKeyAndTheSigningInputDigestComeFromOnePass(_ jws: String) {
+        let (key, signingInput) = VerifiedJWSCache.Key.withSigningInput(jws, kind: .transaction)
+        #expect(key == VerifiedJWSCache.Key(jws, kind: .transaction))
+        let whole = SHA256Digest.hash(Array(jws.utf8))
+        #expect(withUnsafeBytes(of: key.digest) { Array($0) } == whole)
+        let dots = jws.utf8.indices.filter { jws.utf8[$0] == UInt8(ascii: ".") }
+        guard dots.count >= 2 else {
+            #expect(signingInput == nil)
+            return
+        }
+        let prefix = Array(jws.utf8[..<dots[1]])
+        #expect(signingInput?.length == prefix.count)
+        var copied = [UInt8](repeating: 0, count: 32)
+        signingInput?.copy(to: &copied)
+        #expect(copied == SHA256Digest.hash(prefix))
+    }
+
+    /// A JWS whose signature does not match is refused on the one-pass path as on the other.
+    @Test func theOnePassDigestStillRefusesAForgedSignature() throws {
+        let harness = try Harness()
+        let jws = try harness.signTransaction()
+        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+        // A character mid-payload changed: still canonical base64url, so the signature is what fails.
+        var payload = Array(parts[1])
+        payload[payload.count / 2] = payload[payload.count / 2] == "A" ? "B" : "A"
+        let tampered = parts[0] + "." + String(payload) + "." + parts[2]
+        for capacity in [0, 16] {
+            var limits = SignedDataVerifierConfiguration.Limits()
+            limits.verifiedCacheCapacity = capacity
+            let verifier = try harness.verifier(limits: limits)
+            #expect(verifier.verifyAndDecodeTransaction(jws).code == "valid")
+            #expect(verifier.verifyAndDecodeTransaction(String(tampered)).code == "invalid-signature")
+        }
+    }
 }

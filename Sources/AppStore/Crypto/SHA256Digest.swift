@@ -18,6 +18,25 @@ public enum SHA256Digest {
         _ = EVP_Digest(bytes, count, output, nil, algorithm, nil)
     }
 
+    /// SHA-256 of `count` bytes and of their first `prefix` bytes, in one pass over them (a JWS's
+    /// digest, which keys the verified-JWS cache, and its signing input's, which the signature
+    /// signs: the signing input is the JWS up to its second dot). - Returns: false when OpenSSL
+    /// failed; the outputs are then not digests.
+    static func hash(_ bytes: UnsafeRawPointer, count: Int, prefix: Int, into whole: UnsafeMutablePointer<UInt8>,
+                     prefixInto prefixDigest: UnsafeMutablePointer<UInt8>) -> Bool {
+        precondition(0 <= prefix && prefix <= count)
+        guard let context = EVP_MD_CTX_new() else { return false }
+        defer { EVP_MD_CTX_free(context) }
+        guard let branch = EVP_MD_CTX_new() else { return false }
+        defer { EVP_MD_CTX_free(branch) }
+        return EVP_DigestInit_ex2(context, algorithm, nil) == 1
+            && EVP_DigestUpdate(context, bytes, prefix) == 1
+            && EVP_MD_CTX_copy_ex(branch, context) == 1
+            && EVP_DigestUpdate(context, bytes + prefix, count - prefix) == 1
+            && EVP_DigestFinal_ex(branch, prefixDigest, nil) == 1
+            && EVP_DigestFinal_ex(context, whole, nil) == 1
+    }
+
     /// SHA-256 of a byte array.
     public static func hash(_ bytes: [UInt8]) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: byteCount) { output, initialized in

@@ -52,18 +52,22 @@ final class JWSVerifier: Sendable {
     /// - Returns: The verified chain and payload, or the first failure.
     ///   - clockUse: set when the outcome depended on the clock (no date member: the chain was
     ///     checked at the current time), so the outcome must not be cached.
-    func verify(_ jws: String, dateMembers: [String] = ["signedDate"], clockUse: ClockUse? = nil) -> Result<Verified, VerificationError> {
+    /// - Parameter signingInput: the digest of `jws`'s signing input when already computed (with
+    ///   the verified-JWS cache's key), else it is computed here.
+    func verify(_ jws: String, dateMembers: [String] = ["signedDate"], clockUse: ClockUse? = nil,
+                signingInput: SigningInputDigest? = nil) -> Result<Verified, VerificationError> {
         var input = jws
         return input.withUTF8 { bytes in
             do throws(VerificationError) {
-                return .success(try verify(bytes: bytes, dateMembers: dateMembers, clockUse: clockUse))
+                return .success(try verify(bytes: bytes, dateMembers: dateMembers, clockUse: clockUse, signingInput: signingInput))
             } catch {
                 return .failure(error)
             }
         }
     }
 
-    func verify(bytes: UnsafeBufferPointer<UInt8>, dateMembers: [String], clockUse: ClockUse? = nil) throws(VerificationError) -> Verified {
+    func verify(bytes: UnsafeBufferPointer<UInt8>, dateMembers: [String], clockUse: ClockUse? = nil,
+                signingInput precomputed: SigningInputDigest? = nil) throws(VerificationError) -> Verified {
         guard bytes.count <= limits.maxJWSBytes else {
             throw VerificationError(.tooLarge, "JWS is \(bytes.count) bytes, limit \(limits.maxJWSBytes)")
         }
@@ -81,7 +85,8 @@ final class JWSVerifier: Sendable {
             throw VerificationError(.invalidBase64URL, "payload segment is not canonical base64url")
         }
         let chain = try chain(forHeader: header) { key throws(VerificationError) in
-            try verifySignature(signature, signingInput: UnsafeBufferPointer(rebasing: bytes[0..<secondDot]), key: key)
+            try verifySignature(signature, signingInput: UnsafeBufferPointer(rebasing: bytes[0..<secondDot]), key: key,
+                                precomputed: precomputed)
         }
 
         guard case .object(let object) = try JSONParser.parse(payloadBytes, maxDepth: limits.maxJSONDepth) else {
@@ -163,7 +168,7 @@ final class JWSVerifier: Sendable {
     }
 
     private func verifySignature(_ segment: UnsafeBufferPointer<UInt8>, signingInput: UnsafeBufferPointer<UInt8>,
-                                 key: EVPKey) throws(VerificationError) {
+                                 key: EVPKey, precomputed: SigningInputDigest?) throws(VerificationError) {
         guard Base64URL.decodedCount(forEncodedCount: segment.count) == ES256.rawSignatureCount else {
             guard Base64URL.decode(segment) != nil else {
                 throw VerificationError(.invalidBase64URL, "signature segment is not canonical base64url")
@@ -175,8 +180,12 @@ final class JWSVerifier: Sendable {
             let raw = UnsafeMutableBufferPointer(start: scratch.baseAddress!.assumingMemoryBound(to: UInt8.self), count: 64)
             guard Base64URL.decode(segment, into: raw) else { return nil }
             let digest = scratch.baseAddress! + 64
-            SHA256Digest.hash(UnsafeRawPointer(signingInput.baseAddress!), count: signingInput.count,
-                              into: digest.assumingMemoryBound(to: UInt8.self))
+            if let precomputed, precomputed.length == signingInput.count {
+                precomputed.copy(to: digest.assumingMemoryBound(to: UInt8.self))
+            } else {
+                SHA256Digest.hash(UnsafeRawPointer(signingInput.baseAddress!), count: signingInput.count,
+                                  into: digest.assumingMemoryBound(to: UInt8.self))
+            }
             return key.verify(rawES256Signature: UnsafeRawBufferPointer(raw),
                               digest: UnsafeRawBufferPointer(start: digest, count: 32))
         }

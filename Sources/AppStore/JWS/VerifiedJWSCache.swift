@@ -21,16 +21,38 @@ final class VerifiedJWSCache: Sendable {
         let kind: Kind
 
         init(_ jws: String, kind: Kind) {
-            var jws = jws
-            var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-            jws.withUTF8 { bytes in
-                withUnsafeMutableBytes(of: &words) { out in
-                    SHA256Digest.hash(UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!), count: bytes.count,
-                                      into: out.baseAddress!.assumingMemoryBound(to: UInt8.self))
-                }
-            }
-            digest = words
+            self = Self.withSigningInput(jws, kind: kind).key
+        }
+
+        private init(digest: (UInt64, UInt64, UInt64, UInt64), kind: Kind) {
+            self.digest = digest
             self.kind = kind
+        }
+
+        /// The key of `jws` and, when it has at least two dots, its signing input's digest, from
+        /// one pass over its bytes: a miss then verifies the signature without hashing them again.
+        static func withSigningInput(_ jws: String, kind: Kind) -> (key: Key, signingInput: SigningInputDigest?) {
+            var jws = jws
+            return jws.withUTF8 { bytes -> (key: Key, signingInput: SigningInputDigest?) in
+                var whole = SigningInputDigest.Words(0, 0, 0, 0), prefix = SigningInputDigest.Words(0, 0, 0, 0)
+                let base = UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+                if let length = SigningInputDigest.signingInputLength(bytes) {
+                    let hashed = withUnsafeMutableBytes(of: &whole) { wholeOut in
+                        withUnsafeMutableBytes(of: &prefix) { prefixOut in
+                            SHA256Digest.hash(base, count: bytes.count, prefix: length,
+                                              into: wholeOut.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                              prefixInto: prefixOut.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                        }
+                    }
+                    if hashed {
+                        return (Key(digest: whole, kind: kind), SigningInputDigest(length: length, words: prefix))
+                    }
+                }
+                withUnsafeMutableBytes(of: &whole) { out in
+                    SHA256Digest.hash(base, count: bytes.count, into: out.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                }
+                return (Key(digest: whole, kind: kind), nil)
+            }
         }
 
         static func == (lhs: Key, rhs: Key) -> Bool {
