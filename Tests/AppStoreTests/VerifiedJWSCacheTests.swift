@@ -110,20 +110,22 @@ import Testing
     }
 
     /// The key's pass also yields the signing input's digest (the bytes up to the second dot) that
-    /// a miss checks the signature with: both must equal SHA-256 computed on its own.
-    @Test(arguments: ["a.b.c", ".b.c", "a..c", "a.b.", "..", String(repeating: "h", count: 63) + "." + String(repeating: "p", count: 1_000) + ".s",
+    /// a miss checks the signature with: both must equal SHA-256 computed on its own. Input that is
+    /// not three non-empty segments gets no signing input digest (the verifier refuses it first).
+    @Test(arguments: ["a.b.c", ".b.c", "a..c", "a.b.", "..", "a.b.c.d",
+                      String(repeating: "h", count: 63) + "." + String(repeating: "p", count: 1_000) + ".s",
                       "no dots", "one.dot", ""])
     func theKeyAndTheSigningInputDigestComeFromOnePass(_ jws: String) {
         let (key, signingInput) = VerifiedJWSCache.Key.withSigningInput(jws, kind: .transaction)
         #expect(key == VerifiedJWSCache.Key(jws, kind: .transaction))
         let whole = SHA256Digest.hash(Array(jws.utf8))
         #expect(withUnsafeBytes(of: key.digest) { Array($0) } == whole)
-        let dots = jws.utf8.indices.filter { jws.utf8[$0] == UInt8(ascii: ".") }
-        guard dots.count >= 2 else {
+        let segments = jws.split(separator: ".", omittingEmptySubsequences: false)
+        guard segments.count == 3, segments.allSatisfy({ !$0.isEmpty }) else {
             #expect(signingInput == nil)
             return
         }
-        let prefix = Array(jws.utf8[..<dots[1]])
+        let prefix = Array((segments[0] + "." + segments[1]).utf8)
         #expect(signingInput?.length == prefix.count)
         var copied = [UInt8](repeating: 0, count: 32)
         signingInput?.copy(to: &copied)

@@ -11,13 +11,10 @@ struct SigningInputDigest: Sendable {
     let length: Int
     let words: Words
 
-    /// The signing input's length: up to the second dot, or nil without two dots (such input is
-    /// refused as malformed before any signature is checked).
+    /// The signing input's length: up to the second dot of a JWS of three segments, else nil (the
+    /// verifier refuses such input as malformed before any signature is checked).
     static func signingInputLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard let base = bytes.baseAddress, let first = memchr(base, Int32(UInt8(ascii: ".")), bytes.count) else { return nil }
-        let afterFirst = UnsafeRawPointer(first) - UnsafeRawPointer(base) + 1
-        guard let second = memchr(base + afterFirst, Int32(UInt8(ascii: ".")), bytes.count - afterFirst) else { return nil }
-        return UnsafeRawPointer(second) - UnsafeRawPointer(base)
+        (try? JWSVerifier.segmentBoundaries(bytes))?.1
     }
 
     /// Copies the 32 digest bytes to `output`.
