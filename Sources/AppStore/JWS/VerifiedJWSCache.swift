@@ -20,10 +20,6 @@ final class VerifiedJWSCache: Sendable {
         let digest: (UInt64, UInt64, UInt64, UInt64)
         let kind: Kind
 
-        init(_ jws: String, kind: Kind) {
-            self = Self.withSigningInput(jws, kind: kind).key
-        }
-
         private init(digest: (UInt64, UInt64, UInt64, UInt64), kind: Kind) {
             self.digest = digest
             self.kind = kind
