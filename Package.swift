@@ -10,6 +10,10 @@ import PackageDescription
 
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
+    // Release builds make generic bodies available across modules, so the runner and the contract
+    // coders Receiptd instantiates with concrete stages are specialised instead of running on
+    // run-time metadata (the runner alone: about 30% less CPU per record, docs/benchmarks.md).
+    .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release)),
 ]
 
 let package = Package(
