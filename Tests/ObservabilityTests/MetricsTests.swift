@@ -47,6 +47,20 @@ import Testing
         """)
     }
 
+    @Test func aBatchOfObservationsCountsAsEachOneAlone() {
+        let values = [0.0625, 0.1, 0.5, 7, 0.25, 1]
+        let one = MetricsRegistry(), batch = MetricsRegistry()
+        let single = one.histogram("job_seconds", help: "h", buckets: [0.1, 1])
+        for value in values { single.observe(value) }
+        let batched = batch.histogram("job_seconds", help: "h", buckets: [0.1, 1])
+        batched.observe(Array(values[..<4]))
+        batched.observe([])
+        batched.observe(Array(values[4...]))
+        #expect(batched.snapshot == single.snapshot)
+        #expect(batched.snapshot.buckets == [2, 3, 1])
+        #expect(PrometheusExposition.render(batch) == PrometheusExposition.render(one))
+    }
+
     @Test func removedSeriesDisappearAndEmptyFamiliesAreNotRendered() {
         let metrics = MetricsRegistry()
         metrics.gauge("lag", help: "Lag.", labels: [("partition", "0")]).set(5)

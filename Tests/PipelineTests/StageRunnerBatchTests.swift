@@ -15,9 +15,10 @@ struct StageRunnerBatchTests {
 
     private func runner(_ stage: ComputeOnlyStage, _ transport: InMemoryTransport, group: String = "g",
                         sink: (any RecordSink)? = nil,
-                        configuration: StageRunnerConfiguration = StageRunnerConfiguration()) -> StageRunner<ComputeOnlyStage> {
+                        configuration: StageRunnerConfiguration = StageRunnerConfiguration(),
+                        metrics: MetricsRegistry = MetricsRegistry()) -> StageRunner<ComputeOnlyStage> {
         StageRunner(stage: stage, source: transport.source(group: group, topics: [input]), sink: sink ?? transport.sink,
-                    configuration: configuration, logger: .disabled, metrics: MetricsRegistry(), clock: { Fixtures.now })
+                    configuration: configuration, logger: .disabled, metrics: metrics, clock: { Fixtures.now })
     }
 
     private static let echo = ComputeOnlyStage { input, _ in .emit([TestOutput(id: input.id, recordKey: input.key)]) }
@@ -102,24 +103,44 @@ struct StageRunnerBatchTests {
         #expect(Set(transport.outputIds()) == Set((0..<6).map { "m\($0)" }))
     }
 
-    /// Undecodable records, rejections and outputs in one batch each take their own route.
+    /// Undecodable records, rejections, outcomes and outputs in one batch each take their own
+    /// route, and each is counted once in the batch's metrics (recorded per batch, not per record).
     @Test func eachRecordOfABatchTakesItsOwnRoute() async throws {
         let transport = InMemoryTransport()
         let stage = ComputeOnlyStage { message, _ in
-            message.id.hasPrefix("bad") ? .reject(reason: .invalidField, detail: "bad")
-                : .emit([TestOutput(id: message.id, recordKey: message.key)])
+            if message.id.hasPrefix("bad") { return .reject(reason: .invalidField, detail: "bad") }
+            if message.id.hasPrefix("dup") { return .done(outcome: .duplicateSuppressed) }
+            return .emit([TestOutput(id: message.id, recordKey: message.key), TestOutput(id: message.id + "+", recordKey: message.key)])
         }
         transport.produce(TestMessage(id: "m0", key: "a"))
         transport.produce(topic: input, key: "b", value: "not json")
         transport.produce(TestMessage(id: "bad1", key: "c"))
         transport.produce(TestMessage(id: "m3", key: "d"))
-        let runner = runner(stage, transport)
+        transport.produce(TestMessage(id: "dup4", key: "e"))
+        transport.produce(TestMessage(id: "bad5", key: "f"))
+        let metrics = MetricsRegistry()
+        let runner = runner(stage, transport, metrics: metrics)
         try await whileRunning(runner) {
-            #expect(await transport.waitUntil { $0.storedOffset(group: "g", topic: "receipts.ingested") == 3 })
+            #expect(await transport.waitUntil { $0.storedOffset(group: "g", topic: "receipts.ingested") == 5 })
         }
-        #expect(Set(transport.outputIds()) == ["m0", "m3"])
+        #expect(Set(transport.outputIds()) == ["m0", "m0+", "m3", "m3+"])
         #expect(transport.records(in: "receipts.dead-letter").map(\.value) == [Array("not json".utf8)])
-        #expect(transport.records(in: "receipts.rejected").count == 1)
+        #expect(transport.records(in: "receipts.rejected").count == 2)
+        func value(_ name: String, _ labels: (String, String)...) -> Double? {
+            metrics.value(name, labels: [("stage", "verify")] + labels)
+        }
+        #expect(value("receiptd_stage_records_total", ("outcome", "emitted")) == 2)
+        #expect(value("receiptd_stage_records_total", ("outcome", "rejected")) == 2)
+        #expect(value("receiptd_stage_records_total", ("outcome", "done")) == 1)
+        #expect(value("receiptd_stage_records_total", ("outcome", "dead-lettered")) == 1)
+        #expect(value("receiptd_stage_input_records_total", ("topic", input)) == 6)
+        #expect(value("receiptd_stage_output_records_total", ("topic", "receipts.verified")) == 4)
+        #expect(value("receiptd_stage_output_records_total", ("topic", "receipts.rejected")) == 2)
+        #expect(value("receiptd_stage_output_records_total", ("topic", "receipts.dead-letter")) == 1)
+        #expect(value("receiptd_rejections_total", ("reason", "invalid-field")) == 2)
+        #expect(value("receiptd_outcomes_total", ("outcome", "duplicate-suppressed")) == 1)
+        #expect(value("receiptd_dead_letters_total", ("reason", "undecodable")) == 1)
+        #expect(value("receiptd_stage_duration_seconds") == 6)
     }
 
     /// Batches whose partition is fenced while they process (lost assignment, or a revocation past

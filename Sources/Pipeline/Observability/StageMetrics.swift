@@ -64,22 +64,56 @@ final class StageMetrics: Sendable {
         }
     }
 
-    /// A record's outputs were acknowledged.
-    func completed(_ verdict: RecordVerdict, input: InboundRecord, outbound: [OutboundRecord], elapsed: Duration) {
-        routes[verdict.route]?.increment()
-        duration.observe(elapsed)
-        inputs[input.topic].increment()
-        for record in outbound { outputs[record.topic].increment() }
-        switch verdict {
-        case .emitted: break
-        case .rejected(let reason): rejections[reason].increment()
-        case .done(let outcome): outcomes[outcome].increment()
-        case .retried(let tier, _): retries[tier].increment()
-        case .deadLettered(let reason): deadLetters[reason].increment()
+    /// What a batch of records whose outputs were acknowledged adds to the series, gathered
+    /// without locks and recorded with ``record(_:)`` once per batch: the threads finishing batches
+    /// side by side then meet on each series' lock once per batch, not once per record.
+    struct Tally {
+        fileprivate var routes: [(RecordRouter.Route, Int64)] = []
+        fileprivate var durations: [Double] = []
+        fileprivate var inputs: [(String, Int64)] = []
+        fileprivate var outputs: [(String, Int64)] = []
+        fileprivate var verdicts: [RecordVerdict] = []
+        fileprivate var replayed: Int64 = 0
+
+        /// A record's outputs were acknowledged.
+        mutating func add(_ verdict: RecordVerdict, input: InboundRecord, outbound: [OutboundRecord], elapsed: Duration) {
+            Self.count(verdict.route, in: &routes)
+            let parts = elapsed.components
+            durations.append(Double(parts.seconds) + Double(parts.attoseconds) / 1e18)
+            Self.count(input.topic, in: &inputs)
+            for record in outbound { Self.count(record.topic, in: &outputs) }
+            if case .emitted = verdict {} else { verdicts.append(verdict) }
+            if !input.headers.isEmpty, input.headers.contains(where: { $0.key == RecordHeaders.replayId }) {
+                replayed += 1
+            }
         }
-        if !input.headers.isEmpty, input.headers.contains(where: { $0.key == RecordHeaders.replayId }) {
-            replayed.increment()
+
+        /// A batch holds a handful of distinct topics and routes: a linear scan beats hashing.
+        private static func count<Key: Equatable>(_ key: Key, in counts: inout [(Key, Int64)]) {
+            if let index = counts.firstIndex(where: { $0.0 == key }) {
+                counts[index].1 += 1
+            } else {
+                counts.append((key, 1))
+            }
         }
+    }
+
+    /// Records a batch's ``Tally``.
+    func record(_ tally: Tally) {
+        for (route, count) in tally.routes { routes[route]?.increment(by: count) }
+        duration.observe(tally.durations)
+        for (topic, count) in tally.inputs { inputs[topic].increment(by: count) }
+        for (topic, count) in tally.outputs { outputs[topic].increment(by: count) }
+        for verdict in tally.verdicts {
+            switch verdict {
+            case .emitted: break
+            case .rejected(let reason): rejections[reason].increment()
+            case .done(let outcome): outcomes[outcome].increment()
+            case .retried(let tier, _): retries[tier].increment()
+            case .deadLettered(let reason): deadLetters[reason].increment()
+            }
+        }
+        if tally.replayed > 0 { replayed.increment(by: tally.replayed) }
     }
 
     /// Registers the scrape-time series read from a runner's state.

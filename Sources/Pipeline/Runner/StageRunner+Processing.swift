@@ -172,6 +172,9 @@ extension StageRunner {
         }
         let cancelled = Task.isCancelled
         var loggedFailure = false
+        var tally = StageMetrics.Tally()
+        defer { metrics.record(tally) }
+        let acknowledged = ContinuousClock.now
         return records.indices.map { index -> (WorkItem, Completion) in
             let record = records[index]
             guard current[index] else {
@@ -190,16 +193,17 @@ extension StageRunner {
                 return (record.item, .deliveryFailed(failure))
             }
             if withState[index], !stillCurrent[index] { return (record.item, .abandoned) }
-            settleDelivered(record)
+            settleDelivered(record, at: acknowledged, into: &tally)
             return (record.item, .processed)
         }
     }
 
-    /// Accounts for a record whose outputs are acknowledged.
-    func settleDelivered(_ prepared: Prepared) {
+    /// Accounts for a record whose outputs were acknowledged at `acknowledged` (its metrics into
+    /// its batch's `tally`).
+    func settleDelivered(_ prepared: Prepared, at acknowledged: ContinuousClock.Instant, into tally: inout StageMetrics.Tally) {
         prepared.scope.settle(delivered: prepared.verdict == .emitted)
-        metrics.completed(prepared.verdict, input: prepared.item.record, outbound: prepared.outbound,
-                          elapsed: prepared.started.duration(to: .now))
+        tally.add(prepared.verdict, input: prepared.item.record, outbound: prepared.outbound,
+                  elapsed: prepared.started.duration(to: acknowledged))
     }
 
     /// Runs `process` on the calling task, or under the per-record timeout (``ProcessingWatchdog``)
