@@ -54,8 +54,14 @@ public final class Histogram: Sendable {
 
     /// Records a duration in seconds.
     public func observe(_ duration: Duration) {
+        observe(Self.seconds(of: duration))
+    }
+
+    /// A duration as the seconds a histogram of durations observes (for batches gathered
+    /// elsewhere and recorded with ``observe(_:)-([Double])``).
+    public static func seconds(of duration: Duration) -> Double {
         let parts = duration.components
-        observe(Double(parts.seconds) + Double(parts.attoseconds) / 1e18)
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 
     /// The counts at this instant.

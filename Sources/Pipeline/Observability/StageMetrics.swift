@@ -78,8 +78,7 @@ final class StageMetrics: Sendable {
         /// A record's outputs were acknowledged.
         mutating func add(_ verdict: RecordVerdict, input: InboundRecord, outbound: [OutboundRecord], elapsed: Duration) {
             Self.count(verdict.route, in: &routes)
-            let parts = elapsed.components
-            durations.append(Double(parts.seconds) + Double(parts.attoseconds) / 1e18)
+            durations.append(Histogram.seconds(of: elapsed))
             Self.count(input.topic, in: &inputs)
             for record in outbound { Self.count(record.topic, in: &outputs) }
             if case .emitted = verdict {} else { verdicts.append(verdict) }
