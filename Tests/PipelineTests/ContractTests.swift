@@ -87,6 +87,19 @@ import Testing
         #expect(throws: DecodingError.self) { try ContractCoding.decode(IngestedSubmission.self, from: bytes) }
     }
 
+    /// A consumption request of another version is refused, not read as v1 (the expiry sweep then
+    /// skips it as it skips any record it cannot read).
+    @Test func aConsumptionRequestOfAnotherSchemaFailsToDecode() throws {
+        let request = ConsumptionRequest(requestId: "n-1", bundleId: "com.example", userId: "u", transactionId: "1",
+                                         originalTransactionId: "1", productId: "p", environment: "Production",
+                                         requestedAt: Fixtures.now)
+        #expect(try ContractCoding.decode(ConsumptionRequest.self, from: try ContractCoding.encode(request)) == request)
+        var object = try json(request)
+        object["schema"] = "consumption-request/v2"
+        let bytes = Array(try JSONSerialization.data(withJSONObject: object))
+        #expect(throws: DecodingError.self) { try ContractCoding.decode(ConsumptionRequest.self, from: bytes) }
+    }
+
     @Test func rejectionKeepsUTF8OriginalAndBoundsIt() throws {
         let original = Array("héllo wörld".utf8)
         let full = ReceiptRejected(stage: .ingest, reason: .invalidJSON, detail: "d", subject: .unknown,

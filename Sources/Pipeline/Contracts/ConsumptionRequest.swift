@@ -48,6 +48,9 @@ public struct ConsumptionRequest: Sendable, Codable, Equatable, OutboundMessage 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         schema = try c.decode(String.self, forKey: .schema)
+        guard schema == Self.schema else {
+            throw DecodingError.dataCorruptedError(forKey: .schema, in: c, debugDescription: "expected \(Self.schema)")
+        }
         requestId = try c.decode(String.self, forKey: .requestId)
         bundleId = try c.decode(String.self, forKey: .bundleId)
         userId = try c.decode(String.self, forKey: .userId)
