@@ -82,8 +82,7 @@ final class FakeAppStoreRouter: Sendable {
             return Self.apiError(500, 5_000_001, "An unknown error occurred. Please try again.")
         case .rateLimit:
             counters.rateLimited.add(1, ordering: .relaxed)
-            let retryAt = now.addingTimeInterval(Double(knobs.retryAfterDelay.components.seconds)
-                + Double(knobs.retryAfterDelay.components.attoseconds) / 1e18)
+            let retryAt = now.addingTimeInterval(knobs.retryAfterDelay / .seconds(1))
             var response = verifyReceipt ? HTTPServerResponse(status: 429)
                 : Self.apiError(429, 4_290_000, "Rate limit exceeded.")
             response.headers["Retry-After"] = String(retryAt.fakeMilliseconds)

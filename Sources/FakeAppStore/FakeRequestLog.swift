@@ -38,7 +38,7 @@ extension FakeAppStore {
     /// The most requests under `pathPrefix` that arrived within any sliding window of `window`.
     public func maxRequests(inAnyWindow window: Duration, pathPrefix: String) -> Int {
         let times = requestArrivals(pathPrefix: pathPrefix).sorted()
-        let seconds = Double(window.components.seconds) + Double(window.components.attoseconds) / 1e18
+        let seconds = window / .seconds(1)
         var best = 0
         var start = 0
         for end in times.indices {

@@ -30,7 +30,7 @@ public final class SharedRequestBudget: AppStoreRequestLimiter {
     public init(budgets: [AppStoreEndpoint: AppStoreBudget], margin: Duration = .zero, maxWait: Duration,
                 clock: @escaping @Sendable () -> Date = Date.init) {
         let now = clock()
-        let marginSeconds = Double(margin.components.seconds) + Double(margin.components.attoseconds) / 1e18
+        let marginSeconds = margin / .seconds(1)
         self.budgets = Mutex(budgets.mapValues {
             EndpointBudget(requests: $0.requests, window: $0.windowSeconds + marginSeconds, start: now)
         })
@@ -51,7 +51,7 @@ public final class SharedRequestBudget: AppStoreRequestLimiter {
 
     public func admit(_ endpoint: AppStoreEndpoint) async -> AppStoreAdmission {
         let start = clock()
-        let deadline = start.addingTimeInterval(Double(maxWait.components.seconds) + Double(maxWait.components.attoseconds) / 1e18)
+        let deadline = start.addingTimeInterval(maxWait / .seconds(1))
         while true {
             let now = clock()
             let decision = budgets.withLock { budgets -> EndpointBudget.Decision in

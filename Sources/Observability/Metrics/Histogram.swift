@@ -60,8 +60,7 @@ public final class Histogram: Sendable {
     /// A duration as the seconds a histogram of durations observes (for batches gathered
     /// elsewhere and recorded with ``observe(_:)-([Double])``).
     public static func seconds(of duration: Duration) -> Double {
-        let parts = duration.components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+        duration / .seconds(1)
     }
 
     /// The counts at this instant.

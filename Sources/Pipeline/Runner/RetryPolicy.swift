@@ -82,9 +82,7 @@ public struct TieredRetryPolicy: RetryPolicy {
 
     public func decide(attempt: Int, error: any Error) -> RetryDecision {
         guard attempt >= 1, attempt <= delays.count else { return .deadLetter }
-        let delay = delays[attempt - 1].components
-        let seconds = Double(delay.seconds) + Double(delay.attoseconds) / 1e18
-        var notBefore = clock().addingTimeInterval(seconds)
+        var notBefore = clock().addingTimeInterval(delays[attempt - 1] / .seconds(1))
         if let retryAfter = (error as? any ClassifiedError)?.retryAfter, retryAfter > notBefore {
             notBefore = retryAfter
         }

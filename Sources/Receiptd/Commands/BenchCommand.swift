@@ -182,7 +182,7 @@ struct BenchCommand: Command {
             let cpuBefore = processCPUSeconds()
             let elapsed = try await clock.measure { try await runner.run() }
             let cpu = processCPUSeconds() - cpuBefore
-            let taken = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let taken = elapsed / .seconds(1)
             measurement.cpuPerRecord.append((label, cpu * 1e6 / Double(count)))
             if report {
                 printError(String(format: "%@: %d records in %.2f s = %.0f/s, %.1f µs CPU per record", label, count, taken,
@@ -275,7 +275,7 @@ struct BenchCommand: Command {
                 printError("bench verify: only \(valid) of \(corpus.count) verified")
                 return 1
             }
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let seconds = elapsed / .seconds(1)
             let rate = Double(corpus.count) / seconds
             printError(String(format: "round %d: %d JWS in %.3f s = %.0f/s (one thread)", round, corpus.count, seconds, rate))
             best = max(best, rate)
@@ -309,7 +309,7 @@ struct BenchCommand: Command {
             printError("bench pipeline: only \(result.counts.accounted.count - warmup.count) of \(count) accounted for")
             return 1
         }
-        let seconds = Double(result.elapsed.components.seconds) + Double(result.elapsed.components.attoseconds) / 1e18
+        let seconds = result.elapsed / .seconds(1)
         printError(String(format: "%d submissions in %.2f s", count, seconds))
         if let usage = result.usage {
             for worker in usage.workers {

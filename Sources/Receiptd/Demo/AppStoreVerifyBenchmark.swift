@@ -74,13 +74,9 @@ struct AppStoreVerifyBenchmark {
             throw ValidationError("only \(verified) of \(submissions) verified (rejected: \(transport.records(in: topics.rejected).count), "
                                   + "dead letters: \(reasons.count): \(Set(reasons).prefix(3).joined(separator: "; ")))")
         }
-        let seconds = Self.seconds(elapsed)
+        let seconds = elapsed / .seconds(1)
         return Measurement(perSecond: Double(submissions) / seconds,
                            cpuMillisecondsPerSubmission: cpu * 1000 / Double(submissions))
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// Client and server ends of every connection live in this process: 2 descriptors per request in

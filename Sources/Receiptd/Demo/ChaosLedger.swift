@@ -68,7 +68,7 @@ struct ChaosLedger {
         func row(_ label: String, _ value: Any) {
             lines.append("  " + label.padding(toLength: 44, withPad: " ", startingAt: 0) + "\(value)")
         }
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed / .seconds(1)
         row("submissions", submissions)
         row("worker SIGKILLs (restarted)", kills)
         row("broker faults (down/up, request errors)", brokerFaults)

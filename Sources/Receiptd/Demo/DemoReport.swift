@@ -30,7 +30,7 @@ struct DemoReport {
 
     func render() -> String {
         let c = result.counts
-        let seconds = Double(result.elapsed.components.seconds) + Double(result.elapsed.components.attoseconds) / 1e18
+        let seconds = result.elapsed / .seconds(1)
         var lines: [String] = []
         func row(_ label: String, _ value: Any) {
             lines.append("  " + label.padding(toLength: 40, withPad: " ", startingAt: 0) + "\(value)")

@@ -29,7 +29,7 @@ struct WorkerReporter: Sendable {
             lastReason = state.reason
             guard elapsed >= interval else { continue }
             let recordsIn = registry.total("receiptd_stage_input_records_total")
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let seconds = elapsed / .seconds(1)
             logger.info("progress", metadata: [
                 LoggingKeys.stageName: .string(stage),
                 "records.in": .integer(Int64(recordsIn)),

@@ -15,7 +15,7 @@ struct ReconcileProgress {
         let now = ContinuousClock.now
         if !force, let lastPrinted, now - lastPrinted < .seconds(1) { return }
         lastPrinted = now
-        let elapsed = Self.seconds(now - started)
+        let elapsed = (now - started) / .seconds(1)
         var line = "reconcile \(label): pages \(checkpoint.pages), seen \(checkpoint.seen), published \(checkpoint.published), "
             + "skipped \(checkpoint.skipped), failed \(checkpoint.failed), elapsed \(Self.format(elapsed))"
         if let fraction, fraction > 0 {
@@ -24,10 +24,6 @@ struct ReconcileProgress {
             if clamped < 1 { line += ", ETA \(Self.format(elapsed / clamped - elapsed))" }
         }
         write(line)
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     static func format(_ seconds: Double) -> String {
