@@ -54,13 +54,7 @@ public final class Histogram: Sendable {
 
     /// Records a duration in seconds.
     public func observe(_ duration: Duration) {
-        observe(Self.seconds(of: duration))
-    }
-
-    /// A duration as the seconds a histogram of durations observes (for batches gathered
-    /// elsewhere and recorded with ``observe(_:)-([Double])``).
-    public static func seconds(of duration: Duration) -> Double {
-        duration / .seconds(1)
+        observe(duration / .seconds(1))
     }
 
     /// The counts at this instant.

@@ -78,7 +78,7 @@ final class StageMetrics: Sendable {
         /// A record's outputs were acknowledged.
         mutating func add(_ verdict: RecordVerdict, input: InboundRecord, outbound: [OutboundRecord], elapsed: Duration) {
             Self.count(verdict.route, in: &routes)
-            durations.append(Histogram.seconds(of: elapsed))
+            durations.append(elapsed / .seconds(1))
             Self.count(input.topic, in: &inputs)
             for record in outbound { Self.count(record.topic, in: &outputs) }
             if case .emitted = verdict {} else { verdicts.append(verdict) }
