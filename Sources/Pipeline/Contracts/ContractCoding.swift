@@ -43,10 +43,9 @@ public enum ContractCoding {
     /// As ``timestamp(_:)``, optionally always printing the three fractional digits.
     /// The bytes are ``ContractTimestamp``'s, as the direct writer appends them.
     static func timestamp(_ date: Date, alwaysMilliseconds: Bool) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(24)
-        ContractTimestamp.append(date, alwaysMilliseconds: alwaysMilliseconds, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        String(unsafeUninitializedCapacity: ContractTimestamp.maxCount) { buffer in
+            ContractTimestamp.write(date, alwaysMilliseconds: alwaysMilliseconds, to: buffer.baseAddress!)
+        }
     }
 
     /// Parses a contract timestamp (any RFC 3339 form, converted to an instant).

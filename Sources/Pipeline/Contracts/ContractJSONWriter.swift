@@ -6,57 +6,73 @@ import Foundation
 ///
 /// Separators are tracked here: every key, value or container start writes the comma it needs,
 /// so a conformer writes only keys and values, in sorted key order.
-struct ContractJSONWriter {
-    /// What has been written so far.
-    private(set) var bytes: [UInt8]
+///
+/// The bytes go into a buffer of the writer's own, not an `Array`: an `Array` append checks
+/// uniqueness and capacity through generic code on every call, which profiles showed as most of
+/// the cost of writing (a contract is a few hundred small appends).
+struct ContractJSONWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
     /// Whether the next key, value or container needs a comma before it.
     private var needsComma = false
 
-    /// Creates a writer with `capacity` bytes reserved, so a contract usually costs one allocation.
+    /// Creates a writer with `capacity` bytes reserved, so a contract usually never grows.
     init(capacity: Int) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
     }
+
+    deinit { base.deallocate() }
+
+    /// What has been written so far.
+    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
     // MARK: structure
 
     mutating func beginObject() {
         separate()
-        bytes.append(0x7B)
+        append(0x7B)
         needsComma = false
     }
 
     mutating func endObject() {
-        bytes.append(0x7D)
+        append(0x7D)
         needsComma = true
     }
 
     mutating func beginArray() {
         separate()
-        bytes.append(0x5B)
+        append(0x5B)
         needsComma = false
     }
 
     mutating func endArray() {
-        bytes.append(0x5D)
+        append(0x5D)
         needsComma = true
     }
 
     /// Writes `"name":`. The name is a contract's ASCII member name, written as it is (no escaping).
     mutating func key(_ name: StaticString) {
-        separate()
-        bytes.append(0x22)
-        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        bytes.append(0x22)
-        bytes.append(0x3A)
+        let length = name.utf8CodeUnitCount
+        reserve(length + 4)
+        if needsComma {
+            base[count] = 0x2C
+            count += 1
+        }
+        base[count] = 0x22
+        (base + count + 1).update(from: name.utf8Start, count: length)
+        base[count + 1 + length] = 0x22
+        base[count + 2 + length] = 0x3A
+        count += length + 3
         needsComma = false
     }
 
     /// Writes `"name":` for a key only known at run time (the Codable path), escaped.
     mutating func key(_ name: String) {
         separate()
-        Self.appendEscaped(name, to: &bytes)
-        bytes.append(0x3A)
+        appendEscaped(name)
+        append(0x3A)
         needsComma = false
     }
 
@@ -76,7 +92,7 @@ struct ContractJSONWriter {
 
     mutating func value(_ string: String) {
         separate()
-        Self.appendEscaped(string, to: &bytes)
+        appendEscaped(string)
         needsComma = true
     }
 
@@ -87,7 +103,7 @@ struct ContractJSONWriter {
     /// Writes the decimal digits without building a `String`.
     mutating func value(_ integer: Int64) {
         separate()
-        if integer < 0 { bytes.append(0x2D) }
+        if integer < 0 { append(0x2D) }
         appendDigits(integer.magnitude)
         needsComma = true
     }
@@ -112,9 +128,11 @@ struct ContractJSONWriter {
     /// Writes a contract timestamp (see ``ContractTimestamp``) as a JSON string.
     mutating func timestamp(_ date: Date) {
         separate()
-        bytes.append(0x22)
-        ContractTimestamp.append(date, alwaysMilliseconds: false, to: &bytes)
-        bytes.append(0x22)
+        reserve(ContractTimestamp.maxCount + 2)
+        base[count] = 0x22
+        count += 1 + ContractTimestamp.write(date, alwaysMilliseconds: false, to: base + count + 1)
+        base[count] = 0x22
+        count += 1
         needsComma = true
     }
 
@@ -192,52 +210,79 @@ struct ContractJSONWriter {
 
     // MARK: bytes
 
+    /// Makes room for `extra` more bytes.
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(toHold: count + extra) }
+    }
+
+    @inline(never)
+    private mutating func grow(toHold needed: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        grown.update(from: base, count: count)
+        base.deallocate()
+        base = grown
+        capacity = newCapacity
+    }
+
+    @inline(__always)
+    private mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    private mutating func append(_ run: UnsafeBufferPointer<UInt8>) {
+        guard let start = run.baseAddress, run.count > 0 else { return }
+        reserve(run.count)
+        (base + count).update(from: start, count: run.count)
+        count += run.count
+    }
+
     private mutating func separate() {
-        if needsComma { bytes.append(0x2C) }
+        if needsComma { append(0x2C) }
     }
 
     private mutating func appendStatic(_ text: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     private mutating func appendNumber(_ text: String) {
         separate()
         var text = text
         if text.hasSuffix(".0") { text.removeLast(2) }
-        bytes.append(contentsOf: text.utf8)
+        text.withUTF8 { append($0) }
         needsComma = true
     }
 
     private mutating func appendDigits(_ magnitude: UInt64) {
-        Self.appendDigits(magnitude, to: &bytes)
+        reserve(Self.maxDigits)
+        count += Self.writeDigits(magnitude, to: base + count)
     }
 
-    /// Appends the decimal digits of `magnitude` (most significant first).
-    static func appendDigits(_ magnitude: UInt64, to out: inout [UInt8]) {
-        if magnitude < 10 {
-            out.append(0x30 &+ UInt8(truncatingIfNeeded: magnitude))
-            return
-        }
-        var count = 1
+    /// Decimal digits of the largest `UInt64`.
+    static let maxDigits = 20
+
+    /// Writes the decimal digits of `magnitude` (most significant first) at `out`, which has room
+    /// for ``maxDigits``. - Returns: how many were written.
+    static func writeDigits(_ magnitude: UInt64, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        var digits = 1
         var probe = magnitude
-        while probe >= 10 { probe /= 10; count += 1 }
-        let start = out.count
-        out.append(contentsOf: repeatElement(0x30, count: count))
-        out.withUnsafeMutableBufferPointer { buffer in
-            var rest = magnitude
-            var index = start + count - 1
-            while rest != 0 {
-                buffer[index] = 0x30 &+ UInt8(truncatingIfNeeded: rest % 10)
-                rest /= 10
-                index -= 1
-            }
+        while probe >= 10 { probe /= 10; digits += 1 }
+        var rest = magnitude
+        for index in stride(from: digits - 1, through: 0, by: -1) {
+            out[index] = 0x30 &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
         }
+        return digits
     }
 
     /// Appends `string` as a JSON string: `"` and `\` escaped, control characters as `\n`, `\r`,
     /// `\t`, `\b`, `\f` or `\u00XX`, everything else (`/`, non-ASCII) as its UTF-8 bytes.
-    static func appendEscaped(_ string: String, to out: inout [UInt8]) {
-        out.append(0x22)
+    private mutating func appendEscaped(_ string: String) {
+        append(0x22)
         var string = string
         string.withUTF8 { bytes in
             var start = 0
@@ -252,31 +297,33 @@ struct ContractJSONWriter {
                 let byte = bytes[index]
                 index += 1
                 guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
-                let escaped = index - 1
-                if start < escaped { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<escaped])) }
+                append(UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)]))
                 start = index
-                out.append(0x5C)
                 switch byte {
-                case 0x22: out.append(0x22)
-                case 0x5C: out.append(0x5C)
-                case 0x0A: out.append(0x6E)
-                case 0x0D: out.append(0x72)
-                case 0x09: out.append(0x74)
-                case 0x08: out.append(0x62)
-                case 0x0C: out.append(0x66)
+                case 0x22: appendPair(0x5C, 0x22)
+                case 0x5C: appendPair(0x5C, 0x5C)
+                case 0x0A: appendPair(0x5C, 0x6E)
+                case 0x0D: appendPair(0x5C, 0x72)
+                case 0x09: appendPair(0x5C, 0x74)
+                case 0x08: appendPair(0x5C, 0x62)
+                case 0x0C: appendPair(0x5C, 0x66)
                 default:
-                    out.append(0x75)
-                    out.append(0x30)
-                    out.append(0x30)
-                    out.append(Hex.digit(byte >> 4))
-                    out.append(Hex.digit(byte & 0x0F))
+                    appendPair(0x5C, 0x75)
+                    appendPair(0x30, 0x30)
+                    appendPair(Hex.digit(byte >> 4), Hex.digit(byte & 0x0F))
                 }
             }
-            if start < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...])) }
+            append(UnsafeBufferPointer(rebasing: bytes[start...]))
         }
-        out.append(0x22)
+        append(0x22)
     }
 
+    private mutating func appendPair(_ first: UInt8, _ second: UInt8) {
+        reserve(2)
+        base[count] = first
+        base[count + 1] = second
+        count += 2
+    }
     /// Whether any of the eight bytes in `word` is a control character, `"` or `\`, with the
     /// usual bit tricks: a byte b is flagged when b < 0x20, b ^ 0x22 == 0 or b ^ 0x5C == 0
     /// (bytes ≥ 0x80 never are).

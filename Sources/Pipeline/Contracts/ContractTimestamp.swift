@@ -9,30 +9,44 @@ import Foundation
 /// Years outside 0000-9999 print as the previous formatter printed them (`00-1`, `10000`), which
 /// no reader accepts; ``ContractCoding/date(from:)`` keeps such instants out of contracts.
 enum ContractTimestamp {
-    /// Appends the timestamp of `date`, with `.mmm` when the millisecond is non-zero or
-    /// `alwaysMilliseconds` asks for it.
-    static func append(_ date: Date, alwaysMilliseconds: Bool, to out: inout [UInt8]) {
+    /// Most bytes a timestamp takes: a year of at most ten characters (sign included; a `Date`
+    /// reaches about ±2.9 × 10⁸ years), then `-MM-DDTHH:MM:SS.mmmZ`.
+    static let maxCount = 32
+
+    /// Writes the timestamp of `date` at `out`, which has room for ``maxCount`` bytes, with `.mmm`
+    /// when the millisecond is non-zero or `alwaysMilliseconds` asks for it.
+    /// - Returns: how many bytes were written.
+    static func write(_ date: Date, alwaysMilliseconds: Bool, to out: UnsafeMutablePointer<UInt8>) -> Int {
         let totalMillis = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let (seconds, millis) = floorDivision(totalMillis, 1000)
         let (days, secondOfDay) = floorDivision(seconds, 86_400)
         let (year, month, day) = UTCCalendar.civil(fromDays: days)
-        appendYear(year, to: &out)
-        out.append(0x2D)
-        appendTwoDigits(month, to: &out)
-        out.append(0x2D)
-        appendTwoDigits(day, to: &out)
-        out.append(0x54)
-        appendTwoDigits(secondOfDay / 3600, to: &out)
-        out.append(0x3A)
-        appendTwoDigits(secondOfDay % 3600 / 60, to: &out)
-        out.append(0x3A)
-        appendTwoDigits(secondOfDay % 60, to: &out)
-        if millis != 0 || alwaysMilliseconds {
-            out.append(0x2E)
-            out.append(0x30 &+ UInt8(truncatingIfNeeded: millis / 100))
-            appendTwoDigits(millis % 100, to: &out)
+        var at = writeYear(year, to: out)
+        func put(_ byte: UInt8) {
+            out[at] = byte
+            at += 1
         }
-        out.append(0x5A)
+        func putTwoDigits(_ value: Int64) {
+            put(0x30 &+ UInt8(truncatingIfNeeded: value / 10))
+            put(0x30 &+ UInt8(truncatingIfNeeded: value % 10))
+        }
+        put(0x2D)
+        putTwoDigits(month)
+        put(0x2D)
+        putTwoDigits(day)
+        put(0x54)
+        putTwoDigits(secondOfDay / 3600)
+        put(0x3A)
+        putTwoDigits(secondOfDay % 3600 / 60)
+        put(0x3A)
+        putTwoDigits(secondOfDay % 60)
+        if millis != 0 || alwaysMilliseconds {
+            put(0x2E)
+            put(0x30 &+ UInt8(truncatingIfNeeded: millis / 100))
+            putTwoDigits(millis % 100)
+        }
+        put(0x5A)
+        return at
     }
 
     /// Quotient rounded towards negative infinity, and the (non-negative) remainder.
@@ -43,22 +57,20 @@ enum ContractTimestamp {
 
     /// Four digits for 0000-9999; otherwise the decimal text left-padded with zeros to four
     /// characters, sign included (`-1` → `00-1`), as the previous formatter wrote it.
-    private static func appendYear(_ year: Int64, to out: inout [UInt8]) {
-        if year >= 0 && year < 10_000 {
-            appendTwoDigits(year / 100, to: &out)
-            appendTwoDigits(year % 100, to: &out)
-            return
-        }
+    /// - Returns: how many bytes were written.
+    private static func writeYear(_ year: Int64, to out: UnsafeMutablePointer<UInt8>) -> Int {
         var length = year < 0 ? 2 : 1
         var probe = year.magnitude
         while probe >= 10 { probe /= 10; length += 1 }
-        for _ in length..<max(length, 4) { out.append(0x30) }
-        if year < 0 { out.append(0x2D) }
-        ContractJSONWriter.appendDigits(year.magnitude, to: &out)
-    }
-
-    private static func appendTwoDigits(_ value: Int64, to out: inout [UInt8]) {
-        out.append(0x30 &+ UInt8(truncatingIfNeeded: value / 10))
-        out.append(0x30 &+ UInt8(truncatingIfNeeded: value % 10))
+        var at = 0
+        for _ in length..<max(length, 4) {
+            out[at] = 0x30
+            at += 1
+        }
+        if year < 0 {
+            out[at] = 0x2D
+            at += 1
+        }
+        return at + ContractJSONWriter.writeDigits(year.magnitude, to: out + at)
     }
 }
