@@ -16,8 +16,15 @@ public enum ContractCoding {
     /// ``ContractWritable`` (every contract a stage emits), through its `Encodable` conformance otherwise.
     /// - Throws: `EncodingError` when the value cannot be represented (e.g. a non-finite double).
     public static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-        if let writable = value as? any ContractWritable { return writable.contractJSON() }
+        // The type is cast, not the value: a value cast copies the value into an existential box
+        // (a retain of every field, and an allocation for the larger contracts) on every record.
+        if let writable = T.self as? any ContractWritable.Type { return write(value, as: writable) }
         return try ContractJSONEncoder.encode(value)
+    }
+
+    /// `value`'s bytes through its ``ContractWritable`` conformance; `W` is `T` itself.
+    private static func write<T, W: ContractWritable>(_ value: T, as _: W.Type) -> [UInt8] {
+        withUnsafePointer(to: value) { UnsafeRawPointer($0).assumingMemoryBound(to: W.self).pointee.contractJSON() }
     }
 
     /// Decodes a contract from JSON bytes (strict JSON: duplicate members and trailing data refused).
@@ -27,9 +34,15 @@ public enum ContractCoding {
     /// - Throws: `DecodingError` when the bytes are not JSON or do not match the contract.
     public static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
         if let readable = T.self as? any ContractReadable.Type {
-            return try ContractJSONDecoder.read(readable, from: bytes) as! T
+            return try read(readable, from: bytes, as: T.self)
         }
         return try ContractJSONDecoder.decode(type, from: bytes)
+    }
+
+    /// A ``ContractReadable`` read as `T`, which is `R` itself: cast from `R`, not from an
+    /// existential, so the value is not boxed on the way.
+    private static func read<R: ContractReadable, T>(_ type: R.Type, from bytes: [UInt8], as _: T.Type) throws -> T {
+        try ContractJSONDecoder.read(R.self, from: bytes) as! T
     }
 
     /// Formats an instant as a contract timestamp: RFC 3339 UTC, milliseconds only when non-zero.
