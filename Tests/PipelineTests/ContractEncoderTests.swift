@@ -64,6 +64,14 @@ import Testing
         }
     }
 
+    /// Past the writer's first buffer (1,024 bytes on this path): an output that makes it grow
+    /// several times, with escapes and multi-byte characters across every growth point.
+    @Test func anOutputLongerThanTheFirstBufferIsWrittenWhole() throws {
+        let text = String(repeating: "abc\"d\\e\u{01}fé🎮/", count: 700)
+        try Self.expectSame(Scalars(text: text, number: 2.5, integer: Int64.min, flag: true, missing: nil,
+                                    list: Array(repeating: text, count: 3), nested: [text: 1, "k": 2], data: Data(text.utf8)))
+    }
+
     @Test(arguments: [0, 1, -1, 2.5, 0.1, 1.0 / 3, 123_456_789.125, 1e15, 1e20, -2e-7, 9_007_199_254_740_993])
     func doubles(_ number: Double) throws {
         try Self.expectSame(Scalars(text: "x", number: number, integer: Int64.max, flag: false, missing: "m", list: [],
