@@ -324,6 +324,7 @@ struct ContractJSONWriter: ~Copyable {
         base[count + 1] = second
         count += 2
     }
+
     /// Whether any of the eight bytes in `word` is a control character, `"` or `\`, with the
     /// usual bit tricks: a byte b is flagged when b < 0x20, b ^ 0x22 == 0 or b ^ 0x5C == 0
     /// (bytes ≥ 0x80 never are).
