@@ -12,21 +12,36 @@ import Testing
             ?? BrokerFixture.repository.appendingPathComponent(".build/debug/receiptd").path
     }
 
-    /// Runs `receiptd arguments` from the repository to completion (stderr discarded).
-    /// - Returns: its exit status and standard output.
+    /// Runs `receiptd arguments` from the repository to completion.
+    /// - Returns: its exit status (the signal's number when a signal ended it) and standard output.
     static func runToCompletion(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let run = try runCapturingErrors(arguments)
+        return (run.status, run.output)
+    }
+
+    /// As ``runToCompletion(_:)``, also keeping the last lines of standard error, for a failure
+    /// message: a process that dies (an assertion in the embedded broker aborts the process hosting
+    /// it) leaves no output of its own that says why. Standard error goes to a file, so a chatty
+    /// run cannot fill a pipe nobody reads while standard output is read to its end.
+    static func runCapturingErrors(_ arguments: [String], lines: Int = 40) throws
+        -> (status: Int32, output: String, errorTail: String) {
         try #require(FileManager.default.isExecutableFile(atPath: binary), "build receiptd first: \(binary)")
+        let errorPath = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-stderr-\(UUID().uuidString)").path
+        try #require(FileManager.default.createFile(atPath: errorPath, contents: nil))
+        defer { try? FileManager.default.removeItem(atPath: errorPath) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
         process.currentDirectoryURL = BrokerFixture.repository
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let errors = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+        let tail = errors.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self), tail)
     }
 
     /// Starts `receiptd fulfil --config config`, appending its output to `log`.
