@@ -188,6 +188,22 @@ struct StatePartitionsTests {
         #expect(partitions.value("e2", in: 0) == nil && partitions.value("e3", in: 0) == 1)
     }
 
+    /// A bound of 8,192 keys or more is kept by each of the partition's stripes for its share:
+    /// the total still holds, and the newest keys are the ones kept.
+    @Test func aLargeBoundIsKeptPerStripeAndHoldsInTotal() async throws {
+        let partitions = partitions(capacity: 8_192)
+        for index in 0..<20_000 { _ = try await increment(partitions, "key-\(index)", scope: nil) }
+        #expect(partitions.count(in: 0) == 8_192, "every stripe saw more than its share of 1,024 keys")
+        #expect(partitions.value("key-19999", in: 0) == 1)
+        #expect(partitions.value("key-0", in: 0) == nil)
+        // Concurrent updates of different keys (different stripes) each apply once.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<64 { group.addTask { _ = try await increment(partitions, "key-\(19_936 + index)", scope: nil) } }
+            try await group.waitForAll()
+        }
+        #expect((19_936..<20_000).allSatisfy { partitions.value("key-\($0)", in: 0) == 2 })
+    }
+
     @Test func isSafeUnderConcurrentUpdates() async throws {
         let partitions = partitions()
         let firsts = try await withThrowingTaskGroup(of: Bool.self) { group in

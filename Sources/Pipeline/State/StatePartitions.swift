@@ -11,88 +11,169 @@ import Synchronization
 /// an update under the scope of a record of an earlier assignment is refused, and a scope settles
 /// only the pending update it made itself, so scopes of a partition's earlier installation settle
 /// into nothing.
+///
+/// Each installation spreads its keys over stripes with a lock each, so updates of different keys
+/// (whose decisions run under the lock) do not queue behind one another on one partition.
 final class StatePartitions<Value: Sendable>: Sendable {
-    private struct Partition {
-        var values: [String: Value]
-        /// The assignment the values were installed for.
-        let epoch: AssignmentEpoch
-        /// Pending updates, and the scope that made each.
-        var pending: [String: (value: Value, scope: ObjectIdentifier)] = [:]
-        /// Insertion order of keys, for the capacity bound (only kept with a capacity).
-        var order: [String] = []
-        var head = 0
+    /// A key's applied value and its pending update: one entry, so an update and its settlement
+    /// each look the key up once (the pending value boxed, so an entry is one value wide).
+    private struct Entry {
+        var value: Value?
+        var pending: Pending?
+    }
+
+    private final class Pending: Sendable {
+        let value: Value
+        let scope: ObjectIdentifier
+
+        init(_ value: Value, scope: ObjectIdentifier) {
+            self.value = value
+            self.scope = scope
+        }
     }
 
     private struct Waiter {
-        let partition: Int32
+        let id: Int
         let key: String
         let continuation: CheckedContinuation<Void, Never>
     }
 
-    private struct State {
-        var partitions: [Int32: Partition] = [:]
-        var waiters: [Int: Waiter] = [:]
-        var nextWaiter = 0
+    private struct Contents {
+        var entries: [String: Entry]
+        /// Entries with a value (pending-only entries aside).
+        var valueCount: Int
+        /// Insertion order of keys, for the capacity bound (only kept with a capacity).
+        var order: [String] = []
+        var head = 0
+        var waiters: [Waiter] = []
+        /// Set when the installation is replaced or removed: updates then look the partition up
+        /// again, settlements change nothing.
+        var retired = false
+    }
+
+    private final class Stripe: Sendable {
+        let contents: Mutex<Contents>
+
+        init(_ values: [String: Value]) {
+            contents = Mutex(Contents(entries: values.mapValues { Entry(value: $0) }, valueCount: values.count))
+        }
+    }
+
+    /// One installation of a partition.
+    private final class Installation: Sendable {
+        let epoch: AssignmentEpoch
+        let stripes: [Stripe]
+
+        init(values: [String: Value], epoch: AssignmentEpoch, stripes count: Int) {
+            self.epoch = epoch
+            var split = Array(repeating: [String: Value](), count: count)
+            for (key, value) in values { split[Self.stripeIndex(of: key, count: count)][key] = value }
+            stripes = split.map(Stripe.init)
+        }
+
+        @inline(__always)
+        func stripe(of key: String) -> Stripe { stripes[Self.stripeIndex(of: key, count: stripes.count)] }
+
+        /// Marks every stripe retired. - Returns: the updates waiting on it, to be resumed.
+        func retire() -> [CheckedContinuation<Void, Never>] {
+            stripes.flatMap { stripe in
+                stripe.contents.withLock { contents in
+                    contents.retired = true
+                    defer { contents.waiters = [] }
+                    return contents.waiters.map(\.continuation)
+                }
+            }
+        }
+
+        /// The stripe of a key from its length and last eight bytes (the keys' varying end:
+        /// transaction ids, owner ids), cheaper than a full hash the dictionary repeats anyway.
+        @inline(__always)
+        static func stripeIndex(of key: String, count: Int) -> Int {
+            guard count > 1 else { return 0 }
+            var key = key
+            let tail = key.withUTF8 { bytes -> UInt64 in
+                guard let base = bytes.baseAddress else { return 0 }
+                if bytes.count >= 8 { return UnsafeRawPointer(base).loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self) }
+                var word: UInt64 = 0
+                for offset in 0..<bytes.count { word |= UInt64(base[offset]) << (8 * UInt64(offset)) }
+                return word
+            }
+            let mixed = (tail ^ UInt64(key.utf8.count)) &* 0x9E37_79B9_7F4A_7C15
+            return Int(truncatingIfNeeded: mixed >> 32) & (count - 1)
+        }
     }
 
     private enum Step<R: Sendable>: Sendable {
         case answer(R)
         case pending(R)
         case wait
-        case notReady
-        case stale(AssignmentEpoch)
+        case retired
     }
 
-    private let state = Mutex(State())
-    /// Keys kept per partition before the oldest are forgotten (nil: unbounded).
-    private let capacity: Int?
+    private let installations = Mutex<[Int32: Installation]>([:])
+    private let nextWaiter = Atomic<Int>(0)
+    /// Keys kept per stripe before the oldest are forgotten (nil: unbounded).
+    private let stripeCapacity: Int?
+    /// Stripes per installation (a power of two).
+    private let stripeCount: Int
 
+    /// - Parameter capacity: keys kept per partition before the oldest are forgotten (nil:
+    ///   unbounded). A bound of 8,192 or more is kept per stripe, each its share rounded up; a
+    ///   smaller one is kept exactly, with one stripe.
     init(capacity: Int? = nil) {
-        self.capacity = capacity.map { max(1, $0) }
+        let capacity = capacity.map { max(1, $0) }
+        let stripes = capacity.map { $0 >= 8_192 ? 8 : 1 } ?? 8
+        stripeCount = stripes
+        stripeCapacity = capacity.map { ($0 + stripes - 1) / stripes }
     }
 
     /// Installs (or replaces) a partition's values for an assignment; pending updates made before are void.
     func install(_ partition: Int32, values: [String: Value], epoch: AssignmentEpoch = .initial) {
-        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.partitions[partition] = Partition(values: values, epoch: epoch)
-            return Self.takeWaiters(&state) { $0.partition == partition }
-        }
-        for continuation in woken { continuation.resume() }
+        let installation = Installation(values: values, epoch: epoch, stripes: stripeCount)
+        let replaced = installations.withLock { $0.updateValue(installation, forKey: partition) }
+        for continuation in replaced?.retire() ?? [] { continuation.resume() }
     }
 
     /// Installs a partition's values unless it is installed (whose pending updates must survive).
     func installIfAbsent(_ partition: Int32, values: [String: Value], epoch: AssignmentEpoch) {
-        state.withLock { state in
-            guard state.partitions[partition] == nil else { return }
-            state.partitions[partition] = Partition(values: values, epoch: epoch)
+        installations.withLock { installations in
+            guard installations[partition] == nil else { return }
+            installations[partition] = Installation(values: values, epoch: epoch, stripes: stripeCount)
         }
     }
 
     /// Forgets a partition; updates waiting on it then fail as not ready.
     func remove(_ partition: Int32) {
-        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.partitions[partition] = nil
-            return Self.takeWaiters(&state) { $0.partition == partition }
-        }
-        for continuation in woken { continuation.resume() }
+        let removed = installations.withLock { $0.removeValue(forKey: partition) }
+        for continuation in removed?.retire() ?? [] { continuation.resume() }
     }
 
-    func isInstalled(_ partition: Int32) -> Bool { state.withLock { $0.partitions[partition] != nil } }
+    func isInstalled(_ partition: Int32) -> Bool { installation(partition) != nil }
 
-    var installed: Set<Int32> { state.withLock { Set($0.partitions.keys) } }
+    var installed: Set<Int32> { installations.withLock { Set($0.keys) } }
 
     /// Updates currently waiting for a pending update of their key to settle (for tests and diagnostics).
-    var waitingUpdateCount: Int { state.withLock { $0.waiters.count } }
+    var waitingUpdateCount: Int {
+        installations.withLock { Array($0.values) }.reduce(0) { count, installation in
+            installation.stripes.reduce(count) { count, stripe in count + stripe.contents.withLock { $0.waiters.count } }
+        }
+    }
 
     /// Keys with a value in a partition (nil when not installed).
-    func count(in partition: Int32) -> Int? { state.withLock { $0.partitions[partition]?.values.count } }
+    func count(in partition: Int32) -> Int? {
+        installation(partition)?.stripes.reduce(0) { count, stripe in count + stripe.contents.withLock { $0.valueCount } }
+    }
 
     /// The applied value of a key (pending updates aside).
-    func value(_ key: String, in partition: Int32) -> Value? { state.withLock { $0.partitions[partition]?.values[key] } }
+    func value(_ key: String, in partition: Int32) -> Value? {
+        installation(partition)?.stripe(of: key).contents.withLock { $0.entries[key]?.value }
+    }
 
-    /// Reads the key's value and decides its next one with `body` (under the lock, so keep it
-    /// short and pure). A new value (non-nil) is applied at once without a scope, else when the
-    /// scope settles delivered.
+    private func installation(_ partition: Int32) -> Installation? { installations.withLock { $0[partition] } }
+
+    /// Reads the key's value and decides its next one with `body` (under the key's stripe lock, so
+    /// keep it short and pure). A new value (non-nil) is applied at once without a scope, else
+    /// when the scope settles delivered.
     /// - Throws: ``FulfilmentLedgerError`` when the partition is not installed or was installed for
     ///   a later assignment than the scope's, what `body` throws, or `CancellationError` while
     ///   waiting for a pending update of the key.
@@ -100,102 +181,122 @@ final class StatePartitions<Value: Sendable>: Sendable {
                              _ body: (Value?) throws -> (Value?, R)) async throws -> R {
         while true {
             try Task.checkCancellation()
-            let step = try state.withLock { state throws -> Step<R> in
-                try Self.withPartition(&state, partition) { entry throws -> Step<R> in
-                    if let scope, scope.epoch < entry.epoch { return .stale(entry.epoch) }
-                    if entry.pending[key] != nil { return .wait }
-                    let (next, result) = try body(entry.values[key])
-                    guard let next else { return .answer(result) }
-                    guard let scope else {
-                        Self.apply(next, key, to: &entry, capacity: capacity)
-                        return .answer(result)
-                    }
-                    entry.pending[key] = (next, ObjectIdentifier(scope))
-                    return .pending(result)
-                } ?? .notReady
+            guard let installation = installation(partition) else {
+                throw FulfilmentLedgerError("state partition \(partition) is not ready (not assigned, or still being rebuilt)")
+            }
+            if let scope, scope.epoch < installation.epoch {
+                throw FulfilmentLedgerError("state partition \(partition) was rebuilt for a later assignment "
+                                            + "(\(installation.epoch)) than the record's (\(scope.epoch))")
+            }
+            let stripe = installation.stripe(of: key)
+            let step = try stripe.contents.withLock { contents throws -> Step<R> in
+                guard !contents.retired else { return .retired }
+                let index = contents.entries.index(forKey: key)
+                if let index, contents.entries.values[index].pending != nil { return .wait }
+                let (next, result) = try body(index.flatMap { contents.entries.values[$0].value })
+                guard let next else { return .answer(result) }
+                guard let scope else {
+                    Self.apply(next, key, at: index, to: &contents, capacity: stripeCapacity)
+                    return .answer(result)
+                }
+                let pending = Pending(next, scope: ObjectIdentifier(scope))
+                if let index {
+                    contents.entries.values[index].pending = pending
+                } else {
+                    contents.entries[key] = Entry(pending: pending)
+                }
+                return .pending(result)
             }
             switch step {
             case .answer(let result):
                 return result
             case .pending(let result):
-                let owner = ObjectIdentifier(scope!)
-                scope!.onSettle { [self] delivered in
-                    settle(key, in: partition, owner: owner, delivered: delivered)
+                let owner = ObjectIdentifier(scope!), capacity = stripeCapacity
+                scope!.onSettle { delivered in
+                    Self.settle(key, in: stripe, owner: owner, delivered: delivered, capacity: capacity)
                 }
                 return result
-            case .notReady:
-                throw FulfilmentLedgerError("state partition \(partition) is not ready (not assigned, or still being rebuilt)")
-            case .stale(let installed):
-                throw FulfilmentLedgerError("state partition \(partition) was rebuilt for a later assignment "
-                                            + "(\(installed)) than the record's (\(scope!.epoch))")
+            case .retired:
+                continue
             case .wait:
                 // It may wait on a record of its own batch, which is sent only after this one.
                 await scope?.beforeWaiting()
-                await waitForSettlement(of: key, in: partition)
+                await waitForSettlement(of: key, in: stripe)
             }
         }
     }
 
-    /// Runs `body` on a partition mutated in place: taken out of the dictionary while it runs, so
-    /// its storage stays uniquely referenced (a copy would duplicate every value on the first
-    /// write: O(values) per update). - Returns: nil when the partition is not installed.
-    private static func withPartition<T>(_ state: inout State, _ partition: Int32,
-                                         _ body: (inout Partition) throws -> T) rethrows -> T? {
-        guard var entry = state.partitions.removeValue(forKey: partition) else { return nil }
-        defer { state.partitions[partition] = entry }
-        return try body(&entry)
-    }
-
-    private static func apply(_ value: Value, _ key: String, to entry: inout Partition, capacity: Int?) {
-        if entry.values.updateValue(value, forKey: key) == nil, let capacity {
-            entry.order.append(key)
-            while entry.order.count - entry.head > capacity {
-                entry.values[entry.order[entry.head]] = nil
-                entry.head += 1
+    /// Applies a value to the key's entry (at `index` when it has one), forgetting the oldest keys
+    /// past the capacity.
+    private static func apply(_ value: Value, _ key: String, at index: Dictionary<String, Entry>.Index?,
+                              to contents: inout Contents, capacity: Int?) {
+        let added: Bool
+        if let index {
+            added = contents.entries.values[index].value == nil
+            contents.entries.values[index].value = value
+        } else {
+            added = true
+            contents.entries[key] = Entry(value: value)
+        }
+        guard added else { return }
+        contents.valueCount += 1
+        guard let capacity else { return }
+        contents.order.append(key)
+        while contents.order.count - contents.head > capacity {
+            let oldest = contents.order[contents.head]
+            contents.head += 1
+            guard let position = contents.entries.index(forKey: oldest), contents.entries.values[position].value != nil else { continue }
+            contents.valueCount -= 1
+            if contents.entries.values[position].pending == nil {
+                contents.entries.remove(at: position)
+            } else {
+                contents.entries.values[position].value = nil
             }
-            if entry.head > 1024, entry.head * 2 > entry.order.count {
-                entry.order.removeFirst(entry.head)
-                entry.head = 0
-            }
+        }
+        if contents.head > 1024, contents.head * 2 > contents.order.count {
+            contents.order.removeFirst(contents.head)
+            contents.head = 0
         }
     }
 
-    private func settle(_ key: String, in partition: Int32, owner: ObjectIdentifier, delivered: Bool) {
-        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            let settled = Self.withPartition(&state, partition) { entry -> Bool in
-                guard let pending = entry.pending[key], pending.scope == owner else { return false }
-                entry.pending[key] = nil
-                if delivered { Self.apply(pending.value, key, to: &entry, capacity: capacity) }
-                return true
+    private static func settle(_ key: String, in stripe: Stripe, owner: ObjectIdentifier, delivered: Bool, capacity: Int?) {
+        let woken = stripe.contents.withLock { contents -> [CheckedContinuation<Void, Never>] in
+            guard !contents.retired, let index = contents.entries.index(forKey: key),
+                  let pending = contents.entries.values[index].pending, pending.scope == owner else { return [] }
+            if delivered {
+                contents.entries.values[index].pending = nil
+                apply(pending.value, key, at: index, to: &contents, capacity: capacity)
+            } else if contents.entries.values[index].value == nil {
+                contents.entries.remove(at: index)
+            } else {
+                contents.entries.values[index].pending = nil
             }
-            guard settled == true else { return [] }
-            return Self.takeWaiters(&state) { $0.partition == partition && $0.key == key }
+            guard contents.waiters.contains(where: { $0.key == key }) else { return [] }
+            let woken = contents.waiters.filter { $0.key == key }.map(\.continuation)
+            contents.waiters.removeAll { $0.key == key }
+            return woken
         }
         for continuation in woken { continuation.resume() }
     }
 
-    /// Suspends until the pending update of `key` settles, its partition changes, or cancellation.
-    private func waitForSettlement(of key: String, in partition: Int32) async {
-        let id = state.withLock { state -> Int in
-            state.nextWaiter += 1
-            return state.nextWaiter
-        }
+    /// Suspends until the pending update of `key` settles, its installation is retired, or cancellation.
+    private func waitForSettlement(of key: String, in stripe: Stripe) async {
+        let id = nextWaiter.add(1, ordering: .relaxed).newValue
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { state -> Bool in
-                    guard !Task.isCancelled, state.partitions[partition]?.pending[key] != nil else { return true }
-                    state.waiters[id] = Waiter(partition: partition, key: key, continuation: continuation)
+                let resumeNow = stripe.contents.withLock { contents -> Bool in
+                    guard !Task.isCancelled, !contents.retired, let index = contents.entries.index(forKey: key),
+                          contents.entries.values[index].pending != nil else { return true }
+                    contents.waiters.append(Waiter(id: id, key: key, continuation: continuation))
                     return false
                 }
                 if resumeNow { continuation.resume() }
             }
         } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
+            stripe.contents.withLock { contents -> CheckedContinuation<Void, Never>? in
+                guard let position = contents.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return contents.waiters.remove(at: position).continuation
+            }?.resume()
         }
-    }
-
-    private static func takeWaiters(_ state: inout State, where matches: (Waiter) -> Bool) -> [CheckedContinuation<Void, Never>] {
-        let ids = state.waiters.filter { matches($0.value) }.map(\.key)
-        return ids.compactMap { state.waiters.removeValue(forKey: $0)?.continuation }
     }
 }
