@@ -66,6 +66,10 @@ final class StatePartitions<Value: Sendable>: Sendable {
 
         init(values: [String: Value], epoch: AssignmentEpoch, stripes count: Int) {
             self.epoch = epoch
+            guard count > 1 else {
+                stripes = [Stripe(values)]
+                return
+            }
             var split = Array(repeating: [String: Value](), count: count)
             for (key, value) in values { split[Self.stripeIndex(of: key, count: count)][key] = value }
             stripes = split.map(Stripe.init)
@@ -91,14 +95,16 @@ final class StatePartitions<Value: Sendable>: Sendable {
         static func stripeIndex(of key: String, count: Int) -> Int {
             guard count > 1 else { return 0 }
             var key = key
-            let tail = key.withUTF8 { bytes -> UInt64 in
+            let mixed = key.withUTF8 { bytes -> UInt64 in
                 guard let base = bytes.baseAddress else { return 0 }
-                if bytes.count >= 8 { return UnsafeRawPointer(base).loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self) }
-                var word: UInt64 = 0
-                for offset in 0..<bytes.count { word |= UInt64(base[offset]) << (8 * UInt64(offset)) }
-                return word
+                var tail: UInt64 = 0
+                if bytes.count >= 8 {
+                    tail = UnsafeRawPointer(base).loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self)
+                } else {
+                    for offset in 0..<bytes.count { tail |= UInt64(base[offset]) << (8 * UInt64(offset)) }
+                }
+                return (tail ^ UInt64(bytes.count)) &* 0x9E37_79B9_7F4A_7C15
             }
-            let mixed = (tail ^ UInt64(key.utf8.count)) &* 0x9E37_79B9_7F4A_7C15
             return Int(truncatingIfNeeded: mixed >> 32) & (count - 1)
         }
     }
@@ -136,9 +142,10 @@ final class StatePartitions<Value: Sendable>: Sendable {
 
     /// Installs a partition's values unless it is installed (whose pending updates must survive).
     func installIfAbsent(_ partition: Int32, values: [String: Value], epoch: AssignmentEpoch) {
+        guard installation(partition) == nil else { return }
+        let fresh = Installation(values: values, epoch: epoch, stripes: stripeCount)
         installations.withLock { installations in
-            guard installations[partition] == nil else { return }
-            installations[partition] = Installation(values: values, epoch: epoch, stripes: stripeCount)
+            if installations[partition] == nil { installations[partition] = fresh }
         }
     }
 
