@@ -23,7 +23,7 @@ import Testing
     /// message: a process that dies (an assertion in the embedded broker aborts the process hosting
     /// it) leaves no output of its own that says why. Standard error goes to a file, so a chatty
     /// run cannot fill a pipe nobody reads while standard output is read to its end.
-    static func runCapturingErrors(_ arguments: [String], lines: Int = 40) throws
+    static func runCapturingErrors(_ arguments: [String], lines: Int = 40, environment: [String: String] = [:]) throws
         -> (status: Int32, output: String, errorTail: String) {
         try #require(FileManager.default.isExecutableFile(atPath: binary), "build receiptd first: \(binary)")
         let errorPath = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-stderr-\(UUID().uuidString)").path
@@ -33,6 +33,7 @@ import Testing
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
         process.currentDirectoryURL = BrokerFixture.repository
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))

@@ -25,4 +25,20 @@ import Testing
         #expect(ChaosShortTests.row("delivered (200 after Kafka's ack)", in: summary) == "20")
         #expect(ChaosShortTests.row("renewals applied to their owners", in: summary) == "20")
     }
+
+    /// Workers that cannot start (here: a malformed configuration variable they inherit) end the
+    /// run at once, each named with its log's last line, instead of a minute of "0 accounted".
+    @Test func aWorkerThatCannotStartEndsTheRunWithItsReason() throws {
+        let started = ContinuousClock.now
+        let (status, _, errors) = try CrashRestartTests.runCapturingErrors(
+            ["bench", "pipeline", "--submissions", "100"], environment: ["RECEIPTD_RETRY_TIER_DELAYS_SECONDS": "[10]"])
+        let elapsed = ContinuousClock.now - started
+        #expect(status == 1)
+        for stage in ["ingest", "verify", "fulfil", "owners"] {
+            #expect(errors.contains("worker \(stage)-1 (exit status 1): error: RECEIPTD_RETRY_TIER_DELAYS_SECONDS"), "\(errors)")
+        }
+        #expect(errors.contains("only 0 of 100 accounted for; stopped, since a worker exited on its own"), "\(errors)")
+        // The bench's stall timeout is 60 s: well before it, the run was stopped by the exits.
+        #expect(elapsed < .seconds(45), "took \(elapsed)")
+    }
 }

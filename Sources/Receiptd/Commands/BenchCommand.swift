@@ -306,7 +306,9 @@ struct BenchCommand: Command {
         defer { scraper?.cancel() }
         let result = try await run.execute(submissions, warmup: warmup)
         guard result.complete else {
-            printError("bench pipeline: only \(result.counts.accounted.count - warmup.count) of \(count) accounted for")
+            for worker in result.exitedWorkers { printError("bench pipeline: worker \(worker)") }
+            printError("bench pipeline: only \(max(0, result.counts.accounted.count - warmup.count)) of \(count) accounted for"
+                       + (result.exitedWorkers.isEmpty ? "" : "; stopped, since a worker exited on its own"))
             return 1
         }
         let seconds = result.elapsed / .seconds(1)

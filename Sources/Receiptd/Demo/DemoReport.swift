@@ -64,6 +64,7 @@ struct DemoReport {
         row("elapsed", String(format: "%.1f s", seconds))
         row("throughput", String(format: "%.0f submissions/s", Double(c.accounted.count) / max(seconds, 0.001)))
         row("workers stopped cleanly (SIGTERM)", "\(result.cleanWorkerExits)/\(result.workers)")
+        for worker in result.exitedWorkers { lines.append("  ! worker exited on its own, run stopped: \(worker)") }
         for (id, expected, got) in mismatches.prefix(10) { lines.append("  ! \(id): expected \(expected), got \(got)") }
         for key in c.doubleGrants.sorted().prefix(10) { lines.append("  ! granted twice: \(key)") }
         lines += OwnerStateCheck.describe(result.owners)

@@ -91,9 +91,12 @@ final class PipelineHarness: @unchecked Sendable {
         return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
     }
 
-    /// Workers that have exited although nobody stopped them, with how ("fulfil-1 (exit status 1)").
+    /// Workers that have exited although nobody stopped them, with how and their logs' last lines
+    /// ("fulfil-1 (exit status 1): error: ...").
     var exitedWorkers: [String] {
-        fleet.workers.compactMap { worker in worker.exitIfEnded().map { "\(worker.name) (\($0))" } }.sorted()
+        fleet.workers.compactMap { worker in
+            worker.exitIfEnded().map { "\(worker.name) (\($0))" + (worker.lastLogLine.map { ": \($0)" } ?? "") }
+        }.sorted()
     }
 
     /// Starts `count` worker processes of `stage`.

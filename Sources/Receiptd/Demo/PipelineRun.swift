@@ -21,6 +21,9 @@ struct PipelineRun {
         /// CPU of each worker and of this process (broker, generator, tally) over the measured
         /// window, how busy the machine was, and each worker's peak resident memory.
         var usage: ResourceUsage?
+        /// Workers that exited on their own, each with how and its log's last line; the run stops
+        /// at the first, since nothing restarts them here.
+        var exitedWorkers: [String] = []
     }
 
     let harness: PipelineHarness
@@ -68,6 +71,9 @@ struct PipelineRun {
             try await publisher.submit(warmup)
             let deadline = ContinuousClock.now + stallTimeout
             while tally.accountedCount < warmup.count, ContinuousClock.now < deadline {
+                if !harness.exitedWorkers.isEmpty {
+                    return await abandon(tally: tally, tallyTask: tallyTask, producer: producer, submitted: 0)
+                }
                 try await Task.sleep(for: .milliseconds(100))
             }
         }
@@ -85,6 +91,9 @@ struct PipelineRun {
         while true {
             let accounted = tally.accountedCount - baseline
             if accounted + baseline >= total { complete = true; break }
+            if !harness.exitedWorkers.isEmpty {
+                return await abandon(tally: tally, tallyTask: tallyTask, producer: producer, submitted: submissions.count)
+            }
             if try await publisher.releaseSettled() > 0 || accounted != lastAccounted {
                 lastAccounted = accounted
                 lastProgress = ContinuousClock.now
@@ -118,5 +127,20 @@ struct PipelineRun {
         await tally.close()
         return Result(submitted: submissions.count, counts: counts, elapsed: elapsed, complete: complete,
                       cleanWorkerExits: clean, workers: harness.workers.count, owners: ownerCheck, loop: loop, usage: usage)
+    }
+
+    /// Ends a run a worker left: nothing restarts it here, so waiting out the stall timeout would
+    /// only hide why. The result names the workers that exited, with their logs' last lines (the
+    /// directory holding the logs goes with the run unless kept).
+    private func abandon(tally: OutcomeTally, tallyTask: Task<Void, Never>, producer: KafkaProducer,
+                         submitted: Int) async -> Result {
+        let exited = harness.exitedWorkers
+        await producer.close()
+        let counts = tally.snapshot
+        let clean = await harness.stopWorkers()
+        tallyTask.cancel()
+        await tally.close()
+        return Result(submitted: submitted, counts: counts, elapsed: .zero, complete: false, cleanWorkerExits: clean,
+                      workers: harness.workers.count, exitedWorkers: exited)
     }
 }

@@ -79,6 +79,18 @@ final class WorkerProcess: @unchecked Sendable {
         return ended
     }
 
+    /// The last non-empty line of the worker's log, at most 300 characters: where a worker that
+    /// cannot start says why (a configuration error, a broker it cannot reach).
+    var lastLogLine: String? {
+        guard let handle = FileHandle(forReadingAtPath: logPath) else { return nil }
+        defer { try? handle.close() }
+        let size = (try? handle.seekToEnd()) ?? 0
+        try? handle.seek(toOffset: size > 4096 ? size - 4096 : 0)
+        let tail = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        guard let line = tail.split(whereSeparator: \.isNewline).last(where: { !$0.allSatisfy(\.isWhitespace) }) else { return nil }
+        return line.count > 300 ? String(line.prefix(300)) + "..." : String(line)
+    }
+
     /// Waits for the process to exit, up to `timeout`; kills it after that.
     /// - Returns: the exit status, or nil if it was killed by a signal or had to be killed.
     @discardableResult
