@@ -1,13 +1,14 @@
 import Foundation
 import Kafka
+import Synchronization
 
 /// The ``PartitionLogReader`` over Kafka: one consumer per call with an explicit assignment of the
 /// partitions at their beginning (no group, nothing committed), read up to the high watermarks
 /// queried when the call starts, then closed.
 ///
-/// If no record arrives for `idleTimeout` while partitions are unfinished (the cluster is gone, or
-/// a partition ends in transaction markers, which receiptd never writes), the call throws
-/// ``StalledError`` and the caller retries.
+/// If no record arrives for `idleTimeout` (to within a quarter of it) while partitions are
+/// unfinished (the cluster is gone, or a partition ends in transaction markers, which receiptd
+/// never writes), the call throws ``StalledError`` and the caller retries.
 public struct KafkaPartitionLogReader: PartitionLogReader {
     /// Reading stopped before every partition was read to its end.
     public struct StalledError: Error, CustomStringConvertible {
@@ -58,32 +59,46 @@ public struct KafkaPartitionLogReader: PartitionLogReader {
             let (low, high) = try await consumer.watermarks(topic: topic, partition: partition)
             if high > low { ends[partition] = high }
         }
-        while !ends.isEmpty {
-            try Task.checkCancellation()
-            guard let message = try await nextMessage(consumer, unfinished: ends.keys.sorted(), topic: topic) else {
-                try Task.checkCancellation()
-                throw StalledError(description: "the consumer closed before \(topic) partitions \(ends.keys.sorted()) were read")
+        guard !ends.isEmpty else { return }
+        let progress = ReadProgress()
+        let timeout = idleTimeout
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // One watchdog for the whole read, not a timer per record (a task pair per record
+            // cost more than reading it): it closes the consumer once a quarter of the idle
+            // timeout has passed four times without a record, which ends the iteration below.
+            group.addTask {
+                var seen = -1, idleTicks = 0
+                while idleTicks < 4 {
+                    try await Task.sleep(for: timeout / 4)
+                    let now = progress.records.load(ordering: .relaxed)
+                    idleTicks = now == seen ? idleTicks + 1 : 0
+                    seen = now
+                }
+                progress.stalled.store(true, ordering: .relaxed)
+                await consumer.close()
             }
-            guard message.topic == topic, let end = ends[message.partition] else { continue }
-            if message.offset >= end - 1 { ends[message.partition] = nil }
-            if message.offset < end { try body(InboundRecord(message)) }
+            defer { group.cancelAll() }
+            var messages = consumer.messages.makeAsyncIterator()
+            while !ends.isEmpty {
+                try Task.checkCancellation()
+                guard let message = try await messages.next() else {
+                    try Task.checkCancellation()
+                    let unread = ends.keys.sorted()
+                    throw StalledError(description: progress.stalled.load(ordering: .relaxed)
+                        ? "no record for \(timeout) while \(topic) partitions \(unread) were not read to their end"
+                        : "the consumer closed before \(topic) partitions \(unread) were read")
+                }
+                progress.records.add(1, ordering: .relaxed)
+                guard message.topic == topic, let end = ends[message.partition] else { continue }
+                if message.offset >= end - 1 { ends[message.partition] = nil }
+                if message.offset < end { try body(InboundRecord(message)) }
+            }
         }
     }
 
-    private func nextMessage(_ consumer: KafkaConsumer, unfinished: [Int32], topic: String) async throws -> KafkaConsumerMessage? {
-        let timeout = idleTimeout
-        return try await withThrowingTaskGroup(of: KafkaConsumerMessage?.self) { group in
-            group.addTask {
-                var messages = consumer.messages.makeAsyncIterator()
-                return try await messages.next()
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                throw StalledError(description: "no record for \(timeout) while \(topic) partitions \(unfinished) "
-                    + "were not read to their end")
-            }
-            defer { group.cancelAll() }
-            return try await group.next()!
-        }
+    /// What the read loop tells its watchdog.
+    private final class ReadProgress: Sendable {
+        let records = Atomic<Int>(0)
+        let stalled = Atomic<Bool>(false)
     }
 }
