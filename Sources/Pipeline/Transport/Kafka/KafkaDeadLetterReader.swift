@@ -73,8 +73,7 @@ public final class KafkaDeadLetterReader: DeadLetterReader {
     public func records() -> AsyncThrowingStream<InboundRecord, any Error> {
         let (consumer, ranges) = state.withLock { ($0.consumer, $0.ranges) }
         guard let consumer, !ranges.isEmpty else { return AsyncThrowingStream { $0.finish() } }
-        let cursor = Cursor(messages: consumer.messages.makeAsyncIterator(), topic: topic, ranges: ranges,
-                            idleTimeout: idleTimeout)
+        let cursor = Cursor(consumer: consumer, topic: topic, ranges: ranges, idleTimeout: idleTimeout)
         return AsyncThrowingStream { try await cursor.next() }
     }
 
@@ -86,17 +85,20 @@ public final class KafkaDeadLetterReader: DeadLetterReader {
         await consumer?.close()
     }
 
-    /// Walks the consumer's messages until every range is read. Used by one stream, whose
-    /// `unfolding` closure is never called concurrently (hence `@unchecked Sendable`).
+    /// Walks the consumer's messages until every range is read, under one ``ConsumerIdleWatchdog``
+    /// (time the replay spends between records, its rate limit, does not count). Used by one
+    /// stream, whose `unfolding` closure is never called concurrently (hence `@unchecked Sendable`).
     private final class Cursor: @unchecked Sendable {
         private var messages: KafkaConsumerMessages.AsyncIterator
+        private let watchdog: ConsumerIdleWatchdog
         private let topic: String
         private let ranges: [Int32: DeadLetterRange]
         private var unfinished: Set<Int32>
         private let idleTimeout: Duration
 
-        init(messages: KafkaConsumerMessages.AsyncIterator, topic: String, ranges: [DeadLetterRange], idleTimeout: Duration) {
-            self.messages = messages
+        init(consumer: KafkaConsumer, topic: String, ranges: [DeadLetterRange], idleTimeout: Duration) {
+            messages = consumer.messages.makeAsyncIterator()
+            watchdog = ConsumerIdleWatchdog(closing: consumer, after: idleTimeout)
             self.topic = topic
             self.ranges = Dictionary(ranges.map { ($0.partition, $0) }, uniquingKeysWith: { first, _ in first })
             unfinished = Set(ranges.map(\.partition))
@@ -105,32 +107,21 @@ public final class KafkaDeadLetterReader: DeadLetterReader {
 
         func next() async throws -> InboundRecord? {
             while !unfinished.isEmpty {
-                guard let message = try await nextMessage() else {
-                    throw StalledError(description: "the consumer closed before \(topic) partitions "
-                        + "\(unfinished.sorted()) were read to their end")
+                guard let message = try await watchdog.next(&messages) else {
+                    watchdog.stop()
+                    let unread = unfinished.sorted()
+                    throw StalledError(description: watchdog.fired
+                        ? "no record for \(idleTimeout) while \(topic) partitions \(unread) were not read to their end "
+                            + "(transaction markers, or the cluster is unreachable)"
+                        : "the consumer closed before \(topic) partitions \(unread) were read to their end")
                 }
                 guard message.topic == topic, let range = ranges[message.partition],
                       unfinished.contains(message.partition) else { continue }
                 if message.offset >= range.end - 1 { unfinished.remove(message.partition) }
                 if message.offset >= range.start && message.offset < range.end { return InboundRecord(message) }
             }
+            watchdog.stop()
             return nil
-        }
-
-        private func nextMessage() async throws -> KafkaConsumerMessage? {
-            let timeout = idleTimeout
-            let unread = unfinished.sorted()
-            let topic = self.topic
-            return try await withThrowingTaskGroup(of: KafkaConsumerMessage?.self) { group in
-                group.addTask { try await self.messages.next() }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    throw StalledError(description: "no record for \(timeout) while \(topic) partitions \(unread) "
-                        + "were not read to their end (transaction markers, or the cluster is unreachable)")
-                }
-                defer { group.cancelAll() }
-                return try await group.next()!
-            }
         }
     }
 }

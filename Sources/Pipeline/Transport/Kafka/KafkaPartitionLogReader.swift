@@ -1,6 +1,5 @@
 import Foundation
 import Kafka
-import Synchronization
 
 /// The ``PartitionLogReader`` over Kafka: one consumer per call with an explicit assignment of the
 /// partitions at their beginning (no group, nothing committed), read up to the high watermarks
@@ -60,45 +59,21 @@ public struct KafkaPartitionLogReader: PartitionLogReader {
             if high > low { ends[partition] = high }
         }
         guard !ends.isEmpty else { return }
-        let progress = ReadProgress()
-        let timeout = idleTimeout
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            // One watchdog for the whole read, not a timer per record (a task pair per record
-            // cost more than reading it): it closes the consumer once a quarter of the idle
-            // timeout has passed four times without a record, which ends the iteration below.
-            group.addTask {
-                var seen = -1, idleTicks = 0
-                while idleTicks < 4 {
-                    try await Task.sleep(for: timeout / 4)
-                    let now = progress.records.load(ordering: .relaxed)
-                    idleTicks = now == seen ? idleTicks + 1 : 0
-                    seen = now
-                }
-                progress.stalled.store(true, ordering: .relaxed)
-                await consumer.close()
-            }
-            defer { group.cancelAll() }
-            var messages = consumer.messages.makeAsyncIterator()
-            while !ends.isEmpty {
+        let watchdog = ConsumerIdleWatchdog(closing: consumer, after: idleTimeout)
+        defer { watchdog.stop() }
+        var messages = consumer.messages.makeAsyncIterator()
+        while !ends.isEmpty {
+            try Task.checkCancellation()
+            guard let message = try await watchdog.next(&messages) else {
                 try Task.checkCancellation()
-                guard let message = try await messages.next() else {
-                    try Task.checkCancellation()
-                    let unread = ends.keys.sorted()
-                    throw StalledError(description: progress.stalled.load(ordering: .relaxed)
-                        ? "no record for \(timeout) while \(topic) partitions \(unread) were not read to their end"
-                        : "the consumer closed before \(topic) partitions \(unread) were read")
-                }
-                progress.records.add(1, ordering: .relaxed)
-                guard message.topic == topic, let end = ends[message.partition] else { continue }
-                if message.offset >= end - 1 { ends[message.partition] = nil }
-                if message.offset < end { try body(InboundRecord(message)) }
+                let unread = ends.keys.sorted()
+                throw StalledError(description: watchdog.fired
+                    ? "no record for \(idleTimeout) while \(topic) partitions \(unread) were not read to their end"
+                    : "the consumer closed before \(topic) partitions \(unread) were read")
             }
+            guard message.topic == topic, let end = ends[message.partition] else { continue }
+            if message.offset >= end - 1 { ends[message.partition] = nil }
+            if message.offset < end { try body(InboundRecord(message)) }
         }
-    }
-
-    /// What the read loop tells its watchdog.
-    private final class ReadProgress: Sendable {
-        let records = Atomic<Int>(0)
-        let stalled = Atomic<Bool>(false)
     }
 }
