@@ -124,7 +124,7 @@ struct ChaosCommand: Command {
         while generated < submissions {
             // A worker that died on its own (not one of our kills, which restart at once) fails the
             // run now: waiting on would only turn it into a stall.
-            if !harness.exitedWorkers.isEmpty {
+            if harness.hasExitedWorker {
                 printError("  chaos: \(harness.exitedWorkers.joined(separator: ", ")) exited on its own; see its log in \(harness.directory)")
                 break
             }
@@ -188,7 +188,7 @@ struct ChaosCommand: Command {
         // Faults stop: wait for the pipeline, replay what was dead-lettered, wait again; then
         // anything still waiting for an earlier step goes anyway, and the owner view is checked.
         try harness.appStore.setFaults(.none)
-        if harness.exitedWorkers.isEmpty {
+        if !harness.hasExitedWorker {
             await waitForQuiet(tally, &publisher, total: submissions + baseline, finalOnly: false)
             ledger.replay = try await replayDeadLetters(harness)
             printError("  chaos: replayed \(ledger.replay?.replayed ?? 0) dead letters")
@@ -200,7 +200,7 @@ struct ChaosCommand: Command {
             }
         }
         ledger.elapsed = ContinuousClock.now - started
-        if harness.exitedWorkers.isEmpty {
+        if !harness.hasExitedWorker {
             printError("  chaos: checking the owner view")
             ledger.owners = await harness.ownerStateCheck(stallTimeout: stallTimeout).run(expected: generator.owners.entitlements)
         }

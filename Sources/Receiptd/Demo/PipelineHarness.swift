@@ -91,6 +91,12 @@ final class PipelineHarness: @unchecked Sendable {
         return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
     }
 
+    /// Whether a worker has exited although nobody stopped it: the check for polling loops, which
+    /// reads no log (``exitedWorkers`` says which and why).
+    var hasExitedWorker: Bool {
+        fleet.workers.contains { $0.exitIfEnded() != nil }
+    }
+
     /// Workers that have exited although nobody stopped them, with how and their logs' last lines
     /// ("fulfil-1 (exit status 1): error: ...").
     var exitedWorkers: [String] {

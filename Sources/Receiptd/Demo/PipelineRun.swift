@@ -71,7 +71,7 @@ struct PipelineRun {
             try await publisher.submit(warmup)
             let deadline = ContinuousClock.now + stallTimeout
             while tally.accountedCount < warmup.count, ContinuousClock.now < deadline {
-                if !harness.exitedWorkers.isEmpty {
+                if harness.hasExitedWorker {
                     return await abandon(tally: tally, tallyTask: tallyTask, producer: producer, submitted: 0)
                 }
                 try await Task.sleep(for: .milliseconds(100))
@@ -91,7 +91,7 @@ struct PipelineRun {
         while true {
             let accounted = tally.accountedCount - baseline
             if accounted + baseline >= total { complete = true; break }
-            if !harness.exitedWorkers.isEmpty {
+            if harness.hasExitedWorker {
                 return await abandon(tally: tally, tallyTask: tallyTask, producer: producer, submitted: submissions.count)
             }
             if try await publisher.releaseSettled() > 0 || accounted != lastAccounted {
