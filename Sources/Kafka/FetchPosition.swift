@@ -29,6 +29,9 @@ struct FetchPosition {
     /// A real gap was seen: the partition's gaps are not checked any more.
     private var toleratesGaps = false
 
+    /// Whether a seek back to ``next`` is still to be performed.
+    var awaitsSeek: Bool { seekPending }
+
     init(next: Int64? = nil) {
         self.next = next
     }

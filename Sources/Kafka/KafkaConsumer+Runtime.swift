@@ -15,15 +15,19 @@ extension KafkaConsumer {
         let commitsOffsets: Bool
         /// A safety cap on one pre-pause drain (librdkafka's queue limit normally ends it first).
         private let drainLimit: Int
+        /// When to park and probe the quiet topics' idle partitions; nil without quiet topics.
+        private let parkingTimes: (interval: Duration, window: Duration)?
 
         init(configuration: KafkaConsumerConfiguration) {
-            state = Mutex(StateMachine(maxBuffered: configuration.maxBufferedMessages))
+            state = Mutex(StateMachine(maxBuffered: configuration.maxBufferedMessages, quietTopics: configuration.quietTopics))
             (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1024))
             onPartitionsRevoked = configuration.onPartitionsRevoked
             onPartitionsAssigned = configuration.onPartitionsAssigned
             revokeDrainTimeout = configuration.revokeDrainTimeout
             commitsOffsets = configuration.isGroupMember
             drainLimit = max(configuration.maxBufferedMessages * 16, 65_536)
+            parkingTimes = configuration.quietTopics.isEmpty
+                ? nil : (configuration.quietProbeInterval, configuration.quietProbeWindow)
         }
 
         func emit(_ event: KafkaConsumerEvent) {
@@ -82,7 +86,9 @@ extension KafkaConsumer {
         /// then the close sequence. It never waits for the application, so the group's
         /// `max.poll.interval.ms` cannot expire while the application is slow.
         func runPollLoop(client: RDKafkaConsumerClient) {
+            var parking = parkingTimes.map { QuietPartitionParking(interval: $0.interval, window: $0.window, now: .now) }
             while state.withLock({ $0.lifecycle == .running }) {
+                if let step = parking?.step(at: .now) { park(step, client: client) }
                 applyPauses(client: client)
                 guard deliver(client.poll(timeoutMilliseconds: 100, maxMessages: 512), client: client) else { continue }
                 // Pausing discards what librdkafka has prefetched and refetches it after the
@@ -134,6 +140,25 @@ extension KafkaConsumer {
                 emit(.error(KafkaError(code: .skippedOffsets, message: "fetching skipped offsets at \(names); seek failed: \(error)",
                                        isRetriable: true)))
             } catch {}
+        }
+
+        /// Unparks the quiet topics' partitions for a probe, or parks those with nothing left to
+        /// fetch: every offset up to the high watermark of their latest fetch response polled (or,
+        /// before their first message, an empty log). A high watermark that predates records
+        /// written since only delays them to the next probe: the partition is then fetched.
+        private func park(_ step: QuietPartitionParking.Step, client: RDKafkaConsumerClient) {
+            switch step {
+            case .probe:
+                state.withLock { $0.unparkAll() }
+            case .judge:
+                let idle = state.withLock { $0.parkingCandidates() }.compactMap { candidate -> KafkaTopicPartition? in
+                    let (low, high) = client.cachedWatermarks(candidate.partition)
+                    guard let high else { return nil }
+                    if let next = candidate.next { return next >= high ? candidate.partition : nil }
+                    return low == high ? candidate.partition : nil
+                }
+                if !idle.isEmpty { state.withLock { $0.park(idle) } }
+            }
         }
 
         private func applyPauses(client: RDKafkaConsumerClient) {

@@ -65,6 +65,10 @@ extension KafkaConsumer {
         /// The current assignment's number per assigned partition (stamped on its messages).
         private(set) var generations: [KafkaTopicPartition: UInt64] = [:]
         private var nextGeneration: UInt64 = 1
+        /// Topics whose idle partitions are parked (``KafkaConsumerConfiguration/quietTopics``).
+        private let quietTopics: Set<String>
+        /// Partitions of quiet topics paused in librdkafka while they have nothing to fetch.
+        private(set) var parked: Set<KafkaTopicPartition> = []
         /// How often backpressure engaged (for tests and metrics).
         private(set) var backpressurePauseCount = 0
 
@@ -80,9 +84,10 @@ extension KafkaConsumer {
         private var drainWaiters: [(id: UInt64, partitions: [KafkaTopicPartition], signal: DispatchSemaphore)] = []
         private var closeWaiters: [UnsafeContinuation<Void, Never>] = []
 
-        init(maxBuffered: Int) {
+        init(maxBuffered: Int, quietTopics: Set<String> = []) {
             self.maxBuffered = maxBuffered
             self.resumeBelow = max(maxBuffered / 2, 1)
+            self.quietTopics = quietTopics
         }
 
         // MARK: Messages
@@ -221,11 +226,38 @@ extension KafkaConsumer {
             return true
         }
 
+        // MARK: Parking
+
+        /// Partitions of quiet topics that could be parked now (assigned, not paused or holding
+        /// messages for the application, no seek pending), each with the offset its next message
+        /// must have (nil when not known yet).
+        func parkingCandidates() -> [(partition: KafkaTopicPartition, next: Int64?)] {
+            guard !quietTopics.isEmpty else { return [] }
+            return assigned.compactMap { partition in
+                guard quietTopics.contains(partition.topic), !parked.contains(partition), !revoking.contains(partition),
+                      !userPaused.contains(partition), positions[partition]?.awaitsSeek != true else { return nil }
+                return (partition, positions[partition]?.next)
+            }
+        }
+
+        /// Parks idle partitions: the next ``reconcilePauses()`` pauses them.
+        mutating func park(_ partitions: [KafkaTopicPartition]) {
+            for partition in partitions where assigned.contains(partition) && !revoking.contains(partition) {
+                parked.insert(partition)
+            }
+        }
+
+        /// Unparks every parked partition for a probe: the next ``reconcilePauses()`` resumes them.
+        mutating func unparkAll() {
+            parked = []
+        }
+
         /// Poll thread only: what to pause and resume in librdkafka so that it matches the
-        /// union of user pauses and backpressure.
+        /// union of user pauses, backpressure and parking.
         mutating func reconcilePauses() -> (pause: [KafkaTopicPartition], resume: [KafkaTopicPartition]) {
             let active = assigned.subtracting(revoking)
-            let desired = isBackpressurePaused ? active : userPaused.intersection(active)
+            var desired = isBackpressurePaused ? active : userPaused.intersection(active)
+            if !parked.isEmpty { desired.formUnion(parked.intersection(active)) }
             appliedPaused.formIntersection(active)
             let toPause = desired.subtracting(appliedPaused)
             let toResume = appliedPaused.subtracting(desired)
@@ -248,6 +280,7 @@ extension KafkaConsumer {
                 generations[partition] = generation
                 assigned.insert(partition)
                 revoking.remove(partition)
+                parked.remove(partition)
                 delivered[partition] = nil
                 stored[partition] = nil
             }
@@ -261,6 +294,7 @@ extension KafkaConsumer {
         mutating func willRevoke(_ partitions: [KafkaTopicPartition]) -> [KafkaTopicPartition] {
             let leaving = Set(partitions).intersection(assigned)
             revoking.formUnion(leaving)
+            parked.subtract(leaving)
             _ = buffer.removeAll { leaving.contains($0.topicPartition) }
             releaseBackpressureIfDrained()
             for partition in leaving { held[partition] = nil }
@@ -288,6 +322,7 @@ extension KafkaConsumer {
                 assigned.remove(partition)
                 revoking.remove(partition)
                 userPaused.remove(partition)
+                parked.remove(partition)
                 appliedPaused.remove(partition)
                 held[partition] = nil
                 delivered[partition] = nil

@@ -176,6 +176,12 @@ public final class KafkaConsumer: Sendable {
         runtime.state.withLock { $0.isBackpressurePaused }
     }
 
+    /// The quiet topics' partitions parked now (``KafkaConsumerConfiguration/quietTopics``), for
+    /// tests and the workers' `receiptd_kafka_consumer_parked_partitions`.
+    public var parkedPartitions: [KafkaTopicPartition] {
+        runtime.state.withLock { $0.parked }.sorted { ($0.topic, $0.partition) < ($1.topic, $1.partition) }
+    }
+
     /// How many times backpressure paused the partitions because ``KafkaConsumerConfiguration/maxBufferedMessages``
     /// were waiting for the application (tests, and the workers' `receiptd_kafka_consumer_buffer_pauses_total`).
     public var backpressurePauseCount: Int {

@@ -112,3 +112,49 @@ struct ConsumerFlowControlTests {
         await producer.close()
     }
 }
+
+@Suite("Consumer parking of quiet topics", .timeLimit(.minutes(1)))
+struct ConsumerParkingTests {
+    @Test("a quiet topic's idle partitions are parked, a record written to one is still read, and the busy topic keeps flowing")
+    func parkedPartitionsStillDeliver() async throws {
+        let cluster = try KafkaMockCluster()
+        let busy = uniqueTopic("busy"), quiet = uniqueTopic("busy-retry")
+        try cluster.createTopic(name: busy, partitions: 1)
+        try cluster.createTopic(name: quiet, partitions: 2)
+        let producer = try KafkaProducer(configuration: .test(cluster.bootstrapServers))
+        _ = try await producer.sendAll([KafkaProducerMessage(topic: quiet, partition: 0, key: "early", value: [1])])
+
+        var configuration = KafkaConsumerConfiguration.test(
+            cluster.bootstrapServers,
+            partitions: [.beginning(topic: busy, partition: 0), .beginning(topic: quiet, partition: 0),
+                         .beginning(topic: quiet, partition: 1)])
+        configuration.quietTopics = [quiet]
+        configuration.quietProbeInterval = .milliseconds(300)
+        configuration.additionalProperties["fetch.wait.max.ms"] = "10"
+        // The low watermark (an empty partition's only sign of being idle before its first record)
+        // is cached from statistics.
+        configuration.statisticsInterval = .milliseconds(100)
+        configuration.onStatistics = { _ in }
+        let consumer = try KafkaConsumer(configuration: configuration)
+        let q0 = KafkaTopicPartition(topic: quiet, partition: 0), q1 = KafkaTopicPartition(topic: quiet, partition: 1)
+
+        // q0 once its one record is read, q1 from its empty log: both idle, both parked.
+        #expect(try await take(1, from: consumer).map(\.partition) == [0])
+        try await waitUntil("both quiet partitions parked") { consumer.parkedPartitions == [q0, q1] }
+
+        // The busy topic is never parked and flows meanwhile.
+        _ = try await producer.sendAll(makeMessages(5, topic: busy))
+        let flowing = try await take(5, from: consumer)
+        #expect(flowing.allSatisfy { $0.topic == busy })
+        #expect(!consumer.parkedPartitions.contains { $0.topic == busy })
+
+        // A record written to a parked partition is read at its next probe, then the partition
+        // is parked again.
+        _ = try await producer.sendAll([KafkaProducerMessage(topic: quiet, partition: 1, key: "late", value: [2])])
+        let late = try await take(1, from: consumer, timeout: .seconds(10))
+        #expect(late.map(\.topic) == [quiet] && late.map(\.partition) == [1] && late.map(\.offset) == [0])
+        try await waitUntil("parked again") { consumer.parkedPartitions == [q0, q1] }
+        await consumer.close()
+        await producer.close()
+    }
+}

@@ -81,6 +81,50 @@ struct ConsumerStateMachineTests {
 
 @Suite("Fetch position")
 struct FetchPositionTests {
+    @Test("idle partitions of quiet topics are parked and unparked; others, paused ones and revoked ones never are")
+    func parking() throws {
+        var machine = KafkaConsumer.StateMachine(maxBuffered: 100, quietTopics: ["t.retry.1"])
+        let busy = KafkaTopicPartition(topic: "t", partition: 0)
+        let q0 = KafkaTopicPartition(topic: "t.retry.1", partition: 0), q1 = KafkaTopicPartition(topic: "t.retry.1", partition: 1)
+        machine.didAssign([busy, q0, q1], starts: [q0: 7])
+        let candidates = machine.parkingCandidates().sorted { $0.partition.partition < $1.partition.partition }
+        #expect(candidates.map(\.partition) == [q0, q1])
+        #expect(candidates.map(\.next) == [7, nil])
+
+        machine.park([q0, q1, KafkaTopicPartition(topic: "t.retry.1", partition: 9)])  // not assigned: ignored
+        #expect(machine.parked == [q0, q1])
+        #expect(machine.reconcilePauses().pause == [q0, q1])
+        #expect(machine.parkingCandidates().isEmpty)
+
+        // An application pause outlives a probe; the probe resumes only what parking paused.
+        _ = try machine.pause([q1]).get()
+        machine.unparkAll()
+        let probe = machine.reconcilePauses()
+        #expect(probe.resume == [q0] && probe.pause.isEmpty)
+        #expect(machine.parkingCandidates().map(\.partition) == [q0])
+
+        // A revoked partition leaves the parked set with its assignment.
+        machine.park([q0])
+        _ = machine.willRevoke([q0])
+        #expect(machine.parked.isEmpty)
+        _ = machine.didRevoke([q0])
+        machine.didAssign([q0])
+        #expect(machine.parked.isEmpty)
+        #expect(machine.reconcilePauses().pause.isEmpty)
+    }
+
+    @Test("parking alternates: judged after each probe window, probed after each interval")
+    func parkingSchedule() {
+        let start = ContinuousClock.now
+        var parking = QuietPartitionParking(interval: .seconds(1), window: .milliseconds(100), now: start)
+        #expect(parking.step(at: start) == nil)
+        #expect(parking.step(at: start + .milliseconds(100)) == .judge)
+        #expect(parking.step(at: start + .milliseconds(600)) == nil)
+        #expect(parking.step(at: start + .milliseconds(1_100)) == .probe)
+        #expect(parking.step(at: start + .milliseconds(1_150)) == nil)
+        #expect(parking.step(at: start + .milliseconds(1_200)) == .judge)
+    }
+
     @Test("a skip mid-stream asks for one seek; a re-delivery is dropped")
     func skipAndReplay() {
         var position = FetchPosition()

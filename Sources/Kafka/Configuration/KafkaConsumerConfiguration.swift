@@ -113,6 +113,15 @@ public struct KafkaConsumerConfiguration: Sendable {
     /// Called on the consumer's poll thread with each statistics report (queue depths, broker
     /// round-trip, the group's state and rebalances, each partition's lag). Keep it short.
     public var onStatistics: (@Sendable (KafkaStatistics) -> Void)?
+    /// Topics that are usually empty, such as retry tiers. An assigned partition of one that has
+    /// nothing left to fetch is *parked* (paused in librdkafka) and probed again every
+    /// ``quietProbeInterval``: librdkafka lists every fetchable partition in every fetch request,
+    /// so a busy consumer's requests otherwise carry these idle partitions on each round trip. A
+    /// record written to a parked partition is read up to ``quietProbeInterval`` plus about two
+    /// fetch waits late. Empty (the default): nothing is parked.
+    public var quietTopics: Set<String> = []
+    /// How long a quiet topic's idle partition stays parked between probes.
+    public var quietProbeInterval: Duration = .seconds(1)
     /// Raw librdkafka properties passed through unchanged (SASL, SSL, fetch sizes).
     /// Keys owned by a typed field or by the fixed delivery semantics are rejected.
     public var additionalProperties: [String: String] = [:]
@@ -175,6 +184,8 @@ public struct KafkaConsumerConfiguration: Sendable {
                 ? "\(field).maxPollInterval (\(maxPollInterval)) must be at least sessionTimeout (\(sessionTimeout))"
                 : nil,
             maxBufferedMessages < 1 ? "\(field).maxBufferedMessages must be at least 1, got \(maxBufferedMessages)" : nil,
+            KafkaNames.durationProblem(
+                quietProbeInterval, field: "\(field).quietProbeInterval", atLeastMilliseconds: 1, atMostMilliseconds: 3_600_000),
             revokeDrainTimeout.map { $0 < .zero ? "\(field).revokeDrainTimeout must not be negative, got \($0)" : nil } ?? nil,
             KafkaNames.reservedKeyProblem(additionalProperties, reserved: Self.reservedKeys),
         ]
@@ -214,6 +225,14 @@ public struct KafkaConsumerConfiguration: Sendable {
             }
         }
         return nil
+    }
+
+    /// How long a probe of parked partitions lasts before they are judged again: long enough for a
+    /// fetch response of theirs, which a broker may hold for `fetch.wait.max.ms` (librdkafka's
+    /// default 500 ms) after a request that was itself waiting.
+    var quietProbeWindow: Duration {
+        let fetchWait = additionalProperties["fetch.wait.max.ms"].flatMap(Int.init) ?? 500
+        return .milliseconds(max(100, 2 * fetchWait + 50))
     }
 
     /// librdkafka's string properties for this configuration.

@@ -133,6 +133,16 @@ final class RDKafkaConsumerClient: @unchecked Sendable {
         return result == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : KafkaError(result, context: "consumer close")
     }
 
+    /// The watermarks librdkafka last saw for a partition, without a request: the high one from
+    /// its latest fetch response, the low one from statistics; nil where not known.
+    func cachedWatermarks(_ partition: KafkaTopicPartition) -> (low: Int64?, high: Int64?) {
+        var low: Int64 = 0
+        var high: Int64 = 0
+        let result = rd_kafka_get_watermark_offsets(client.handle, partition.topic, partition.partition, &low, &high)
+        guard result == RD_KAFKA_RESP_ERR_NO_ERROR else { return (nil, nil) }
+        return (low >= 0 ? low : nil, high >= 0 ? high : nil)
+    }
+
     /// Asks the partition leader for its low and high watermarks.
     /// - Important: Blocks up to `timeoutMilliseconds`.
     func watermarks(topic: String, partition: Int32, timeoutMilliseconds: Int32) throws -> (low: Int64, high: Int64) {

@@ -153,6 +153,9 @@ enum StageWorker {
         metrics.function("receiptd_kafka_consumer_buffer_pauses_total",
                          help: "Times the consumer paused fetching because its buffer of records for the runner was full.",
                          kind: .counter) { [weak worker] in Double(worker?.source.kafkaConsumer.backpressurePauseCount ?? 0) }
+        metrics.function("receiptd_kafka_consumer_parked_partitions",
+                         help: "Retry-tier partitions left out of fetches while they have nothing to fetch.",
+                         kind: .gauge) { [weak worker] in Double(worker?.source.kafkaConsumer.parkedPartitions.count ?? 0) }
         readiness.track(preparing: { [weak runner] in runner?.partitionsBeingPrepared ?? 0 })
         logger.notice("stage worker started", metadata: [
             LoggingKeys.stageName: .string(S.name.rawValue), "kafka.group": .string(groupId),

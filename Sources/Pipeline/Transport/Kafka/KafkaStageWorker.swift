@@ -8,6 +8,11 @@ import Observability
 ///   member, which co-partitioned state (fulfil's ledger, the owner view) relies on.
 /// - **Consumer buffer.** Twice `maxInFlight` (at least 64) messages between librdkafka and the
 ///   runner's hand-off, so backpressure reaches librdkafka's fetching.
+/// - **Retry tiers parked while empty.** The tiers are the consumer's quiet topics: their idle
+///   partitions are left out of fetch requests and probed every second, or every half of the
+///   shortest tier delay if that is less (at least 50 ms), so a retry is read that much late at
+///   most. On the embedded broker four tiers added about a quarter to what librdkafka spends per
+///   record (docs/benchmarks.md, session 17).
 /// - **Revocation timeout.** A revoked partition is released once its in-flight records settled
 ///   (processing ends within the record timeout, every output's delivery within the producer's
 ///   message timeout), or, at the latest, while the group still waits for this member; records
@@ -47,6 +52,12 @@ public final class KafkaStageWorker<S: Stage>: Sendable {
         var consumer = consumer
         consumer.partitionAssignmentStrategy = .range
         consumer.maxBufferedMessages = max(64, configuration.maxInFlight * 2)
+        if case .group(_, let topics) = consumer.consumptionStrategy {
+            consumer.quietTopics = Set(topics.filter { configuration.topics.retryTier(of: $0, stage: S.name) != nil })
+        }
+        if let shortest = (retryPolicy as? TieredRetryPolicy)?.delays.min() {
+            consumer.quietProbeInterval = min(.seconds(1), max(.milliseconds(50), shortest / 2))
+        }
         var configuration = configuration
         configuration.revocationTimeout = Self.revocationTimeout(configuration, producer: producer, consumer: consumer)
         source = try KafkaRecordSource(configuration: consumer, revocationTimeout: configuration.revocationTimeout + .seconds(5),
