@@ -1,6 +1,13 @@
 import Testing
 
 extension BrokerFixture {
+    /// Consumer settings for a read that must not have the whole topic fetched ahead of its first
+    /// record: librdkafka fetches a partition again only once its local queue is empty, so when
+    /// the broker goes down the read can only have the next batch (one record, as the stall tests
+    /// produce them). Without it a loaded machine let librdkafka prefetch all 200 records before
+    /// the first one reached the read.
+    static let fetchOneAhead = ["queued.min.messages": "1"]
+
     /// Runs a read that takes the broker down after its first record (`read` calls `onRecord` for
     /// each record), and checks that it ended with a stall of type `E`, reported after the idle
     /// timeout (to within a quarter of it) rather than after a wait without end.

@@ -21,7 +21,8 @@ import Testing
 
     @Test func aReadWhoseBrokerGoesAwayThrowsWithinTheIdleTimeout() async throws {
         let fixture = try await Self.topicWithRecords(200)
-        let reader = KafkaDeadLetterReader(bootstrapServers: fixture.bootstrap, topic: "letters", idleTimeout: .seconds(2))
+        let reader = KafkaDeadLetterReader(bootstrapServers: fixture.bootstrap, properties: BrokerFixture.fetchOneAhead,
+                                           topic: "letters", idleTimeout: .seconds(2))
         _ = try await reader.open(partition: nil, fromOffset: nil, toOffset: nil)
         try await fixture.expectStall(KafkaDeadLetterReader.StalledError.self, idleTimeout: .seconds(2), records: 200) { onRecord in
             for try await _ in reader.records() { onRecord() }

@@ -6,7 +6,7 @@ import Testing
 /// `receiptd entitlements` looks an owner up only in the partition its key lives in: the one our
 /// producer's partitioner (librdkafka's default) gave it on `entitlements.owner-updates`, hence
 /// on the co-partitioned `entitlements.state`. Checked against the real producer's delivery reports.
-@Suite(.timeLimit(.minutes(1))) struct OwnerViewPartitionTests {
+@Suite(.timeLimit(.minutes(2))) struct OwnerViewPartitionTests {
     @Test func theReaderPredictsTheProducersPartition() async throws {
         let fixture = try BrokerFixture()
         let keys = (0..<200).map { OwnerEntitlementKey(owner: OwnerKey(bundleId: "com.demo.game", userId: "user/\($0)"),

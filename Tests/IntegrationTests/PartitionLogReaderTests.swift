@@ -41,7 +41,8 @@ import Testing
             _ = try await producer.send(KafkaProducerMessage(topic: "log", partition: 0, value: Array("\(index)".utf8)))
         }
         await producer.close()
-        let reader = KafkaPartitionLogReader(bootstrapServers: fixture.bootstrap, idleTimeout: .seconds(2))
+        let reader = KafkaPartitionLogReader(bootstrapServers: fixture.bootstrap, properties: BrokerFixture.fetchOneAhead,
+                                             idleTimeout: .seconds(2))
         try await fixture.expectStall(KafkaPartitionLogReader.StalledError.self, idleTimeout: .seconds(2), records: 200) { onRecord in
             try await reader.read(topic: "log", partitions: [0]) { _ in onRecord() }
         }

@@ -70,7 +70,8 @@ import Testing
                                  BrokerFixture.repository.appendingPathComponent("Config/receiptd.json").path],
                                 directory: directory)
         // librdkafka's first refused connection: the worker is now waiting for the broker.
-        #expect(await worker.waitFor("Connection refused", timeout: .seconds(30)), "\(worker.text)")
+        // A minute: a process starting on a machine loaded by the parallel suite took over 30 s.
+        #expect(await worker.waitFor("Connection refused", timeout: .seconds(60)), "\(worker.text)")
         worker.process.terminate()
         let status = await worker.exit(within: .seconds(30))
         #expect(status == 0, "\(worker.text)")
