@@ -13,8 +13,9 @@
  * acks all) and store each input's offset once its copy is acknowledged; stored offsets are
  * committed automatically. A generator writes RECORDS keyed records of VALUE_BYTES into t0 and a
  * counter reads tHOPS until it has them all. The generator keeps to RATE records a second, so the
- * workers see records arrive as `bench pipeline`'s later stages do, not in one backlog. Prints each worker's CPU per record (from its first
- * record to its last), the broker process's CPU per record over the same window, and the rate.
+ * workers see records arrive as `bench pipeline`'s later stages do, not in one backlog. Prints each
+ * worker's CPU per record (from its first record to its last), the broker process's CPU per record
+ * over the run, and the rate.
  */
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
