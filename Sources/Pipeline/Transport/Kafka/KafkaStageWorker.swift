@@ -10,9 +10,9 @@ import Observability
 ///   runner's hand-off, so backpressure reaches librdkafka's fetching.
 /// - **Retry tiers parked while empty.** The tiers are the consumer's quiet topics: their idle
 ///   partitions are left out of fetch requests and probed every second, or every half of the
-///   shortest tier delay if that is less (at least 50 ms), so a retry is read that much late at
-///   most. On the embedded broker four tiers added about a quarter to what librdkafka spends per
-///   record (docs/benchmarks.md, session 17).
+///   shortest tier delay if that is less (at least 50 ms): a retry is read at most that long,
+///   plus about two fetch waits, after it was written. On the embedded broker four idle tiers
+///   added about a quarter to what librdkafka spends per record (docs/benchmarks.md, session 17).
 /// - **Revocation timeout.** A revoked partition is released once its in-flight records settled
 ///   (processing ends within the record timeout, every output's delivery within the producer's
 ///   message timeout), or, at the latest, while the group still waits for this member; records
