@@ -10,8 +10,10 @@
  * ours read their retry tiers. HOPS pass-through workers (t(i) -> t(i+1)), each its own process and
  * consumer group, copy every record with its key and headers plus one header, produce it through
  * an idempotent producer with the embedded broker's settings (linger 40 ms, one request in flight,
- * acks all) and store each input's offset once its copy is acknowledged; stored offsets are
- * committed automatically. A generator writes RECORDS keyed records of VALUE_BYTES into t0 and a
+ * acks all) and store each input's offset once its copy is acknowledged (one store per
+ * acknowledgement, not a per-partition watermark as the runner keeps: a floor for CPU, not a
+ * delivery guarantee; it stores more often than our workers do); stored offsets are committed
+ * automatically. A generator writes RECORDS keyed records of VALUE_BYTES into t0 and a
  * counter reads tHOPS until it has them all. The generator keeps to RATE records a second, so the
  * workers see records arrive as `bench pipeline`'s later stages do, not in one backlog. Prints each
  * worker's CPU per record (from its first record to its last), the broker process's CPU per record
