@@ -25,8 +25,9 @@ struct StageRunnerBatchTests {
 
     @Test func splitsReadyRecordsIntoAtLeastTwoBatchesOfBoundedSize() {
         func sizes(_ count: Int) -> [Int] {
+            let slot = PartitionSlot(TopicPartition(topic: "t", partition: 0), epoch: .initial)
             let items = (0..<count).map { WorkItem(record: InboundRecord(topic: "t", partition: 0, offset: Int64($0), key: nil,
-                                                                         value: [], timestamp: Fixtures.now)) }
+                                                                         value: [], timestamp: Fixtures.now), slot: slot) }
             return StageRunner<ComputeOnlyStage>.batches(of: items).map(\.count)
         }
         #expect(sizes(0) == [])

@@ -28,6 +28,9 @@ struct DelayGate {
     /// Partitions with held records: the runner keeps them paused.
     var partitions: Set<TopicPartition> { Set(held.keys) }
 
+    /// Whether it holds records of `tp` (without building ``partitions``: asked for every record).
+    func isHolding(_ tp: TopicPartition) -> Bool { !held.isEmpty && held[tp] != nil }
+
     /// Records held, across partitions.
     var count: Int { held.values.reduce(0) { $0 + $1.count } }
 
@@ -42,7 +45,7 @@ struct DelayGate {
     ///   its partition when it is the partition's first held record: see ``partitions``).
     mutating func offer(_ record: InboundRecord, due: Date?, now: Date) -> Bool {
         let tp = record.topicPartition
-        if held[tp] != nil {
+        if isHolding(tp) {
             held[tp]!.append(Held(record: record, due: due))
             version += 1
             return false

@@ -9,12 +9,53 @@ import Kafka
 /// a reference is one retain where the record's fields are five.
 final class WorkItem: Sendable {
     let record: InboundRecord
+    /// Its partition's bookkeeping for the assignment it was admitted under.
+    let slot: PartitionSlot
+    /// The hash of its chain (assignment and key), taken once: the chains' table is looked up
+    /// several times per record.
+    let chainHash: Int
 
-    init(record: InboundRecord) {
+    init(record: InboundRecord, slot: PartitionSlot) {
         self.record = record
+        self.slot = slot
+        var hasher = Hasher()
+        hasher.combine(ObjectIdentifier(slot))
+        if let key = record.key {
+            key.withUnsafeBytes { hasher.combine(bytes: $0) }  // in one call, not byte by byte
+            hasher.combine(key.count)
+        } else {
+            hasher.combine(record.offset)
+        }
+        chainHash = hasher.finalize()
     }
 
     var epoch: AssignmentEpoch { record.epoch }
+}
+
+/// One assignment of one partition as the runner tracks it. Each admitted record holds its slot,
+/// so a record's steps reach the bookkeeping without looking its partition up by topic name.
+/// A slot replaced by a later assignment, or released after its revocation, is retired: its
+/// records are no longer current. Mutated only under the runner's lock (``RunnerState``), hence
+/// unchecked.
+final class PartitionSlot: @unchecked Sendable {
+    let topicPartition: TopicPartition
+    /// The assignment whose records it admits; those of earlier ones are stale.
+    let epoch: AssignmentEpoch
+    var progress = PartitionProgress()
+    var running = 0
+    var revoking = false
+    /// Its records write nothing more: the assignment was lost (``PartitionRevocation/lost``),
+    /// or its revocation outlasted the time the group waits for this member.
+    var fenced = false
+    /// No longer the runner's slot for its partition.
+    var retired = false
+    /// Set while one completion of a batch collects the slots whose watermark advanced.
+    var advanced = false
+
+    init(_ topicPartition: TopicPartition, epoch: AssignmentEpoch) {
+        self.topicPartition = topicPartition
+        self.epoch = epoch
+    }
 }
 
 /// The runner's bookkeeping as a pure state machine: every transition runs under the runner's
@@ -46,47 +87,29 @@ struct RunnerState {
         case gateChanged(since: Int)
     }
 
-    private struct Partition {
-        /// The assignment whose records are admitted; those of earlier ones are stale.
-        let epoch: AssignmentEpoch
-        var progress = PartitionProgress()
-        var running = 0
-        var revoking = false
-        /// Its records write nothing more: the assignment was lost (``PartitionRevocation/lost``),
-        /// or its revocation outlasted the time the group waits for this member.
-        var fenced = false
-    }
-
+    /// A chain's identity: its assignment (the slot), and its key, or for a `null` key the record's
+    /// offset, making each such record its own chain. Any record of the chain stands for it.
     private struct ChainKey: Hashable {
-        var topicPartition: TopicPartition
-        /// A partition assigned again starts new chains: a record of the new assignment never
-        /// queues behind one of the old, whose abandonment would drop it with its queue.
-        var epoch: AssignmentEpoch
-        var key: [UInt8]?
-        /// Set for `null`-key records, making each its own chain.
-        var soloOffset: Int64?
+        let item: WorkItem
 
-        init(_ item: WorkItem) {
-            topicPartition = item.record.topicPartition
-            epoch = item.epoch
-            key = item.record.key
-            soloOffset = item.record.key == nil ? item.record.offset : nil
+        init(_ item: WorkItem) { self.item = item }
+
+        static func == (lhs: ChainKey, rhs: ChainKey) -> Bool {
+            let a = lhs.item, b = rhs.item
+            guard a.slot === b.slot, a.chainHash == b.chainHash else { return false }
+            if a.record.key == nil { return b.record.key == nil && a.record.offset == b.record.offset }
+            return a.record.key == b.record.key
         }
 
-        /// The key's bytes in one call (an array of bytes would feed the hasher byte by byte).
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(topicPartition)
-            hasher.combine(epoch)
-            hasher.combine(soloOffset)
-            if let key { key.withUnsafeBytes { hasher.combine(bytes: $0) } }
-            hasher.combine(key?.count ?? -1)
-        }
+        func hash(into hasher: inout Hasher) { hasher.combine(item.chainHash) }
+
+        var topicPartition: TopicPartition { item.slot.topicPartition }
     }
 
     let maxInFlight: Int
     let resumeThreshold: Int
 
-    private var partitions: [TopicPartition: Partition] = [:]
+    private var partitions: [TopicPartition: PartitionSlot] = [:]
     private var known: Set<TopicPartition> = []
     /// Queued (not yet started) records per active chain; an entry exists while a record of the
     /// chain is ready or running.
@@ -144,37 +167,39 @@ struct RunnerState {
 
     /// A record arrived from the source.
     mutating func admit(_ record: InboundRecord) -> Effects {
+        admit(record, current: partitions[record.topicPartition])
+    }
+
+    /// ``admit(_:)`` with the partition's slot already looked up.
+    private mutating func admit(_ record: InboundRecord, current: PartitionSlot?) -> Effects {
         var effects = Effects()
-        let tp = record.topicPartition
-        if !known.contains(tp) {
-            known.insert(tp)
+        let slot: PartitionSlot
+        if let current, current.epoch >= record.epoch {
+            slot = current
+        } else {
+            current?.retired = true
+            slot = PartitionSlot(record.topicPartition, epoch: record.epoch)
+            partitions[slot.topicPartition] = slot
+        }
+        // A slot's partition is known from its first record until its revocation begins.
+        if slot !== current || slot.revoking, !known.contains(slot.topicPartition) {
+            known.insert(slot.topicPartition)
             syncPause(&effects)
         }
-        enum Admission { case no, stale, replayed, yes }
-        // One lookup of the partition for all of it (through `inout`), not one per step.
-        let closed = stopping || inputFinished
-        let admission = { (partition: inout Partition?) -> Admission in
-            if partition == nil || partition!.epoch < record.epoch { partition = Partition(epoch: record.epoch) }
-            guard !closed, !partition!.revoking else { return .no }
-            // Fetched under an assignment revoked since: the partition's owner receives it again.
-            guard partition!.epoch == record.epoch else { return .stale }
-            // A re-delivery of an offset this assignment already admitted (a consumer seeking back
-            // after a fetch error or a resume): it is in flight or done already, so it is dropped.
-            guard partition!.progress.canAdmit(record.offset) else { return .replayed }
-            partition!.progress.admit(record.offset)
-            return .yes
-        }(&partitions[tp])
-        switch admission {
-        case .no: return effects
-        case .stale:
+        guard !stopping, !inputFinished, !slot.revoking else { return effects }
+        // Fetched under an assignment revoked since: the partition's owner receives it again.
+        guard slot.epoch == record.epoch else {
             effects.staleEpoch = record.epoch
             return effects
-        case .replayed:
+        }
+        // A re-delivery of an offset this assignment already admitted (a consumer seeking back
+        // after a fetch error or a resume): it is in flight or done already, so it is dropped.
+        guard slot.progress.canAdmit(record.offset) else {
             effects.replayedOffset = record.offset
             return effects
-        case .yes: break
         }
-        let item = WorkItem(record: record)
+        slot.progress.admit(record.offset)
+        let item = WorkItem(record: record, slot: slot)
         if inFlight < maxInFlight && waiting.isEmpty {
             start(item, &effects)
         } else {
@@ -207,8 +232,7 @@ struct RunnerState {
     /// or re-assigned meanwhile are dropped (redelivered to the partition's owner).
     private mutating func startWaiting(_ effects: inout Effects) {
         while inFlight < maxInFlight, !stopping, let item = waiting.popFirst() {
-            let partition = partitions[item.record.topicPartition]
-            if partition?.epoch == item.epoch, partition?.revoking == false { start(item, &effects) }
+            if !item.slot.retired, !item.slot.revoking { start(item, &effects) }
         }
     }
 
@@ -220,7 +244,8 @@ struct RunnerState {
     ///   - now: the current instant.
     mutating func offer(_ record: InboundRecord, due: Date?, now: Date) -> Effects {
         let tp = record.topicPartition
-        guard !stopping, !inputFinished, partitions[tp]?.revoking != true else { return Effects() }
+        let current = partitions[tp]
+        guard !stopping, !inputFinished, current?.revoking != true else { return Effects() }
         if readiness?.isReady(tp) == false {
             readiness!.hold(record)
             var effects = Effects()
@@ -229,8 +254,8 @@ struct RunnerState {
             syncPause(&effects)
             return effects
         }
-        let wasHeld = gate.partitions.contains(tp)
-        guard !gate.offer(record, due: due, now: now) else { return admit(record) }
+        let wasHeld = gate.isHolding(tp)
+        guard !gate.offer(record, due: due, now: now) else { return admit(record, current: current) }
         var effects = Effects()
         known.insert(tp)
         if !wasHeld, let due { effects.held = (tp, due) }
@@ -286,7 +311,7 @@ struct RunnerState {
         guard !stopping, !(inputFinished && inFlight == 0) else { return ([], true) }
         let items = ready
         ready.removeAll()
-        for item in items { partitions[item.record.topicPartition]!.running += 1 }
+        for item in items { item.slot.running += 1 }
         running += items.count
         return (items, false)
     }
@@ -304,17 +329,21 @@ struct RunnerState {
     /// records' chains.
     mutating func complete(_ finished: [(item: WorkItem, processed: Bool)]) -> (Effects, next: [WorkItem]) {
         var effects = Effects(), next: [WorkItem] = []
-        var advanced: [TopicPartition: AssignmentEpoch] = [:]
+        var advanced: [PartitionSlot] = []
         for (item, processed) in finished {
-            if finish(item, processed: processed) { advanced[item.record.topicPartition] = item.epoch }
+            if finish(item, processed: processed), !item.slot.advanced {
+                item.slot.advanced = true
+                advanced.append(item.slot)
+            }
             continueChain(of: item, processed: processed, &effects)
             if let following = effects.next {
                 next.append(following)
                 effects.next = nil
             }
         }
-        for (tp, epoch) in advanced {
-            if let offset = partitions[tp]!.progress.nextStore() { effects.stores.append((tp, offset, epoch)) }
+        for slot in advanced {
+            slot.advanced = false
+            if let offset = slot.progress.nextStore() { effects.stores.append((slot.topicPartition, offset, slot.epoch)) }
         }
         return (effects, next)
     }
@@ -324,22 +353,17 @@ struct RunnerState {
     private mutating func finish(_ item: WorkItem, processed: Bool) -> Bool {
         inFlight -= 1
         running -= 1
-        return { (partition: inout Partition?) -> Bool in
-            guard partition?.epoch == item.epoch else { return false }
-            partition!.running -= 1
-            return processed && partition!.progress.complete(item.record.offset)
-        }(&partitions[item.record.topicPartition])
+        item.slot.running -= 1
+        return !item.slot.retired && processed && item.slot.progress.complete(item.record.offset)
     }
 
     /// Hands the finished record's chain its next record, or ends the chain (dropping its queue
     /// when the record was not processed), then starts waiting records if there is room.
     private mutating func continueChain(of item: WorkItem, processed: Bool, _ effects: inout Effects) {
-        let tp = item.record.topicPartition
         let chain = ChainKey(item)
-        if processed, !stopping, let head = chains[chain]?.first,
-           partitions[tp]?.epoch == head.epoch, partitions[tp]?.revoking == false {
+        if processed, !stopping, !item.slot.retired, !item.slot.revoking, let head = chains[chain]?.first {
             chains[chain]!.removeFirst()  // in place: a copy of the queue would be duplicated here
-            partitions[tp]!.running += 1
+            head.slot.running += 1
             running += 1
             effects.next = head
         } else if let queue = chains.removeValue(forKey: chain) {
@@ -364,8 +388,8 @@ struct RunnerState {
     /// An offset store ended.
     mutating func storeFinished(_ tp: TopicPartition, epoch: AssignmentEpoch, success: Bool) -> Effects {
         var effects = Effects()
-        guard partitions[tp]?.epoch == epoch else { return effects }
-        if let offset = partitions[tp]!.progress.storeFinished(success: success) {
+        guard let slot = partitions[tp], slot.epoch == epoch else { return effects }
+        if let offset = slot.progress.storeFinished(success: success) {
             effects.stores.append((tp, offset, epoch))
         }
         return effects
@@ -375,9 +399,9 @@ struct RunnerState {
     /// failed store), when none is in flight.
     mutating func flushStores(_ only: Set<TopicPartition>? = nil) -> Effects {
         var effects = Effects()
-        for (tp, partition) in partitions where only?.contains(tp) ?? true {
-            if let offset = partitions[tp]!.progress.nextStore() {
-                effects.stores.append((tp, offset, partition.epoch))
+        for (tp, slot) in partitions where only?.contains(tp) ?? true {
+            if let offset = slot.progress.nextStore() {
+                effects.stores.append((tp, offset, slot.epoch))
             }
         }
         return effects
@@ -420,6 +444,7 @@ struct RunnerState {
     /// - Returns: the partitions the hook must release.
     mutating func finishRevocation(_ revoked: Set<TopicPartition>) -> [TopicPartition] {
         for tp in revoked where partitions[tp]?.revoking == true {
+            partitions[tp]?.retired = true
             partitions[tp] = nil
         }
         return readiness?.release(revoked) ?? []
@@ -452,8 +477,7 @@ struct RunnerState {
     /// once the partition was released after a revocation, or revoked and assigned again) and
     /// the partition is not fenced.
     func isCurrent(_ item: WorkItem) -> Bool {
-        guard let partition = partitions[item.record.topicPartition] else { return false }
-        return partition.epoch == item.epoch && !partition.fenced
+        !item.slot.retired && !item.slot.fenced
     }
 
     /// Whether a wait condition holds.

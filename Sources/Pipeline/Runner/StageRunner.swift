@@ -81,6 +81,9 @@ public final class StageRunner<S: Stage>: Sendable {
     let assignmentHook: (any PartitionAssignmentHook)?
     let preparations = PreparationTasks()
     let watchdog = ProcessingWatchdog()
+    /// What every retry tier of the input starts with: most records come from the input itself,
+    /// and this tells them apart without building the tier names (``dueTime(of:)``).
+    private let retryTierPrefix: String
 
     private let state: Mutex<Machine>
     private let wakeups: AsyncStream<Void>
@@ -118,6 +121,7 @@ public final class StageRunner<S: Stage>: Sendable {
         self.logger = logger.with([LoggingKeys.stageName: .string(S.name.rawValue)])
         self.metrics = StageMetrics(stage: S.name, registry: metrics)
         self.clock = clock
+        self.retryTierPrefix = configuration.topics.input(of: S.name) + configuration.topics.retryInfix
         self.router = RecordRouter(stage: S.name, topics: configuration.topics,
                                    maxOriginalBytes: configuration.maxOriginalBytes,
                                    maxErrorHeaderBytes: configuration.maxErrorHeaderBytes,
@@ -300,7 +304,8 @@ public final class StageRunner<S: Stage>: Sendable {
     /// The instant a record may be processed: its `receiptd-not-before` when it was read from a
     /// retry tier of this stage's input; nil (no delay) for anything else.
     func dueTime(of record: InboundRecord) -> Date? {
-        guard configuration.topics.retryTier(of: record.topic, stage: S.name) != nil else { return nil }
+        guard record.topic.utf8.starts(with: retryTierPrefix.utf8),
+              configuration.topics.retryTier(of: record.topic, stage: S.name) != nil else { return nil }
         return RecordHeaders.notBefore(in: record.headers)
     }
 
