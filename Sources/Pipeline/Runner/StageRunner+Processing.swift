@@ -81,12 +81,13 @@ extension StageRunner {
         let started = ContinuousClock.now
         let attempt = RecordHeaders.attempt(in: record.headers)
         let now = clock.now()
-        // Built only if the record logs something (most records never do at the usual levels).
+        // The record's metadata is built only if it logs something (most records never do at the
+        // usual levels): its position, and the input's subject (an emitted record needs none).
         let topic = record.topic, partition = record.partition, offset = record.offset
-        var recordLogger = logger.with(lazy: {
+        let position: @Sendable () -> Logger.Metadata = {
             [LoggingKeys.kafkaTopic: .string(topic), LoggingKeys.kafkaPartition: .integer(partition),
              LoggingKeys.kafkaOffset: .integer(offset), LoggingKeys.stageAttempt: .integer(attempt)]
-        })
+        }
 
         let outbound: [OutboundRecord]
         let verdict: RecordVerdict
@@ -94,6 +95,7 @@ extension StageRunner {
         do {
             input = try decoded ?? S.decodeInput(record.value)
         } catch {
+            let recordLogger = logger.with(lazy: position)
             recordLogger.warning("undecodable record dead-lettered", metadata: [
                 LoggingKeys.reason: .string(ReasonCode.undecodable.rawValue),
                 LoggingKeys.errorMessage: .string(Self.summary(of: error)),
@@ -102,8 +104,7 @@ extension StageRunner {
             return Prepared(item: item, scope: scope, outbound: [router.deadLetter(record, failure: failure, attempt: attempt, now: now)],
                             verdict: .deadLettered(.undecodable), started: started, logger: recordLogger)
         }
-        // The subject only for a log line, a rejection or an outcome: an emitted record needs none.
-        recordLogger = recordLogger.with(lazy: { Self.metadata(for: Self.subject(of: input)) })
+        let recordLogger = logger.with(lazy: { position().merging(Self.metadata(for: Self.subject(of: input))) { _, new in new } })
         let context = StageContext(logger: recordLogger, attempt: attempt, now: now, recordTimestamp: record.timestamp,
                                    delivery: scope)
         let result = await process(input, context: context, timed: timed)

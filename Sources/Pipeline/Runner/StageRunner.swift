@@ -304,7 +304,7 @@ public final class StageRunner<S: Stage>: Sendable {
     /// The instant a record may be processed: its `receiptd-not-before` when it was read from a
     /// retry tier of this stage's input; nil (no delay) for anything else.
     func dueTime(of record: InboundRecord) -> Date? {
-        guard record.topic.utf8.starts(with: retryTierPrefix.utf8),
+        guard record.topic.utf8.count > retryTierPrefix.utf8.count, record.topic.hasPrefix(retryTierPrefix),
               configuration.topics.retryTier(of: record.topic, stage: S.name) != nil else { return nil }
         return RecordHeaders.notBefore(in: record.headers)
     }
