@@ -20,8 +20,9 @@ public struct LifecycleChange: Sendable, Equatable {
 
 /// What the lifecycle concluded for one input.
 public enum LifecycleDecision: Sendable, Equatable {
-    /// The purchase moved to `state`; publish `changes` (in order).
-    case changed(PurchaseState, [LifecycleChange])
+    /// The purchase moved to `state`; publish `changes` (in order). Indirect: the state is
+    /// hundreds of bytes, and a decision is passed back through the ledger's update.
+    indirect case changed(PurchaseState, [LifecycleChange])
     /// Nothing to publish (`duplicate-suppressed`, `stale-suppressed`, `notification-informational`).
     case unchanged(OutcomeCode)
     /// The input is refused for good.

@@ -16,17 +16,20 @@ import Synchronization
 /// (whose decisions run under the lock) do not queue behind one another on one partition.
 final class StatePartitions<Value: Sendable>: Sendable {
     /// A key's applied value and its pending update: one entry, so an update and its settlement
-    /// each look the key up once (the pending value boxed, so an entry is one value wide).
+    /// each look the key up once. Both boxed: an entry is two references wide however large the
+    /// value (a purchase's state is hundreds of bytes), so the table's growth moves little, and a
+    /// settled update becomes the applied value without a copy.
     private struct Entry {
-        var value: Value?
-        var pending: Pending?
+        var applied: Boxed?
+        var pending: Boxed?
     }
 
-    private final class Pending: Sendable {
+    private final class Boxed: Sendable {
         let value: Value
-        let scope: ObjectIdentifier
+        /// The scope of the update that made it, if any: compared only while it is pending.
+        let scope: ObjectIdentifier?
 
-        init(_ value: Value, scope: ObjectIdentifier) {
+        init(_ value: Value, scope: ObjectIdentifier?) {
             self.value = value
             self.scope = scope
         }
@@ -55,7 +58,7 @@ final class StatePartitions<Value: Sendable>: Sendable {
         let contents: Mutex<Contents>
 
         init(_ values: [String: Value]) {
-            contents = Mutex(Contents(entries: values.mapValues { Entry(value: $0) }, valueCount: values.count))
+            contents = Mutex(Contents(entries: values.mapValues { Entry(applied: Boxed($0, scope: nil)) }, valueCount: values.count))
         }
     }
 
@@ -173,7 +176,7 @@ final class StatePartitions<Value: Sendable>: Sendable {
 
     /// The applied value of a key (pending updates aside).
     func value(_ key: String, in partition: Int32) -> Value? {
-        installation(partition)?.stripe(of: key).contents.withLock { $0.entries[key]?.value }
+        installation(partition)?.stripe(of: key).contents.withLock { $0.entries[key]?.applied?.value }
     }
 
     private func installation(_ partition: Int32) -> Installation? { installations.withLock { $0[partition] } }
@@ -200,13 +203,13 @@ final class StatePartitions<Value: Sendable>: Sendable {
                 guard !contents.retired else { return .retired }
                 let index = contents.entries.index(forKey: key)
                 if let index, contents.entries.values[index].pending != nil { return .wait }
-                let (next, result) = try body(index.flatMap { contents.entries.values[$0].value })
+                let (next, result) = try body(index.flatMap { contents.entries.values[$0].applied?.value })
                 guard let next else { return .answer(result) }
                 guard let scope else {
-                    Self.apply(next, key, at: index, to: &contents, capacity: stripeCapacity)
+                    Self.apply(Boxed(next, scope: nil), key, at: index, to: &contents, capacity: stripeCapacity)
                     return .answer(result)
                 }
-                let pending = Pending(next, scope: ObjectIdentifier(scope))
+                let pending = Boxed(next, scope: ObjectIdentifier(scope))
                 if let index {
                     contents.entries.values[index].pending = pending
                 } else {
@@ -235,15 +238,15 @@ final class StatePartitions<Value: Sendable>: Sendable {
 
     /// Applies a value to the key's entry (at `index` when it has one), forgetting the oldest keys
     /// past the capacity.
-    private static func apply(_ value: Value, _ key: String, at index: Dictionary<String, Entry>.Index?,
+    private static func apply(_ value: Boxed, _ key: String, at index: Dictionary<String, Entry>.Index?,
                               to contents: inout Contents, capacity: Int?) {
         let added: Bool
         if let index {
-            added = contents.entries.values[index].value == nil
-            contents.entries.values[index].value = value
+            added = contents.entries.values[index].applied == nil
+            contents.entries.values[index].applied = value
         } else {
             added = true
-            contents.entries[key] = Entry(value: value)
+            contents.entries[key] = Entry(applied: value)
         }
         guard added else { return }
         contents.valueCount += 1
@@ -252,12 +255,12 @@ final class StatePartitions<Value: Sendable>: Sendable {
         while contents.order.count - contents.head > capacity {
             let oldest = contents.order[contents.head]
             contents.head += 1
-            guard let position = contents.entries.index(forKey: oldest), contents.entries.values[position].value != nil else { continue }
+            guard let position = contents.entries.index(forKey: oldest), contents.entries.values[position].applied != nil else { continue }
             contents.valueCount -= 1
             if contents.entries.values[position].pending == nil {
                 contents.entries.remove(at: position)
             } else {
-                contents.entries.values[position].value = nil
+                contents.entries.values[position].applied = nil
             }
         }
         if contents.head > 1024, contents.head * 2 > contents.order.count {
@@ -272,8 +275,8 @@ final class StatePartitions<Value: Sendable>: Sendable {
                   let pending = contents.entries.values[index].pending, pending.scope == owner else { return [] }
             if delivered {
                 contents.entries.values[index].pending = nil
-                apply(pending.value, key, at: index, to: &contents, capacity: capacity)
-            } else if contents.entries.values[index].value == nil {
+                apply(pending, key, at: index, to: &contents, capacity: capacity)
+            } else if contents.entries.values[index].applied == nil {
                 contents.entries.remove(at: index)
             } else {
                 contents.entries.values[index].pending = nil
