@@ -35,18 +35,37 @@ final class StatePartitions<Value: Sendable>: Sendable {
         }
     }
 
+    /// A key with its hash taken once: an update, its settlement and the capacity bound look it up
+    /// several times, and a probe compares hashes before strings (transaction ids share long
+    /// prefixes, so passing another key would otherwise compare most of their bytes).
+    private struct StateKey: Hashable {
+        let name: String
+        let hash: Int
+
+        init(_ name: String) {
+            self.name = name
+            var hasher = Hasher()
+            hasher.combine(name)
+            hash = hasher.finalize()
+        }
+
+        static func == (lhs: StateKey, rhs: StateKey) -> Bool { lhs.hash == rhs.hash && lhs.name == rhs.name }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+    }
+
     private struct Waiter {
         let id: Int
-        let key: String
+        let key: StateKey
         let continuation: CheckedContinuation<Void, Never>
     }
 
     private struct Contents {
-        var entries: [String: Entry]
+        var entries: [StateKey: Entry]
         /// Entries with a value (pending-only entries aside).
         var valueCount: Int
         /// Insertion order of keys, for the capacity bound (only kept with a capacity).
-        var order: [String] = []
+        var order: [StateKey] = []
         var head = 0
         var waiters: [Waiter] = []
         /// Set when the installation is replaced or removed: updates then look the partition up
@@ -58,7 +77,8 @@ final class StatePartitions<Value: Sendable>: Sendable {
         let contents: Mutex<Contents>
 
         init(_ values: [String: Value]) {
-            contents = Mutex(Contents(entries: values.mapValues { Entry(applied: Boxed($0, scope: nil)) }, valueCount: values.count))
+            let entries = values.map { (StateKey($0.key), Entry(applied: Boxed($0.value, scope: nil))) }
+            contents = Mutex(Contents(entries: Dictionary(uniqueKeysWithValues: entries), valueCount: values.count))
         }
     }
 
@@ -176,7 +196,7 @@ final class StatePartitions<Value: Sendable>: Sendable {
 
     /// The applied value of a key (pending updates aside).
     func value(_ key: String, in partition: Int32) -> Value? {
-        installation(partition)?.stripe(of: key).contents.withLock { $0.entries[key]?.applied?.value }
+        installation(partition)?.stripe(of: key).contents.withLock { $0.entries[StateKey(key)]?.applied?.value }
     }
 
     private func installation(_ partition: Int32) -> Installation? { installations.withLock { $0[partition] } }
@@ -198,7 +218,7 @@ final class StatePartitions<Value: Sendable>: Sendable {
                 throw FulfilmentLedgerError("state partition \(partition) was rebuilt for a later assignment "
                                             + "(\(installation.epoch)) than the record's (\(scope.epoch))")
             }
-            let stripe = installation.stripe(of: key)
+            let stripe = installation.stripe(of: key), key = StateKey(key)
             let step = try stripe.contents.withLock { contents throws -> Step<R> in
                 guard !contents.retired else { return .retired }
                 let index = contents.entries.index(forKey: key)
@@ -238,7 +258,7 @@ final class StatePartitions<Value: Sendable>: Sendable {
 
     /// Applies a value to the key's entry (at `index` when it has one), forgetting the oldest keys
     /// past the capacity.
-    private static func apply(_ value: Boxed, _ key: String, at index: Dictionary<String, Entry>.Index?,
+    private static func apply(_ value: Boxed, _ key: StateKey, at index: Dictionary<StateKey, Entry>.Index?,
                               to contents: inout Contents, capacity: Int?) {
         let added: Bool
         if let index {
@@ -269,7 +289,7 @@ final class StatePartitions<Value: Sendable>: Sendable {
         }
     }
 
-    private static func settle(_ key: String, in stripe: Stripe, owner: ObjectIdentifier, delivered: Bool, capacity: Int?) {
+    private static func settle(_ key: StateKey, in stripe: Stripe, owner: ObjectIdentifier, delivered: Bool, capacity: Int?) {
         let woken = stripe.contents.withLock { contents -> [CheckedContinuation<Void, Never>] in
             guard !contents.retired, let index = contents.entries.index(forKey: key),
                   let pending = contents.entries.values[index].pending, pending.scope == owner else { return [] }
@@ -290,7 +310,7 @@ final class StatePartitions<Value: Sendable>: Sendable {
     }
 
     /// Suspends until the pending update of `key` settles, its installation is retired, or cancellation.
-    private func waitForSettlement(of key: String, in stripe: Stripe) async {
+    private func waitForSettlement(of key: StateKey, in stripe: Stripe) async {
         let id = nextWaiter.add(1, ordering: .relaxed).newValue
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
