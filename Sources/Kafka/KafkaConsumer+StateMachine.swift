@@ -155,6 +155,19 @@ extension KafkaConsumer {
             return .suspended
         }
 
+        /// Takes up to `max` buffered messages at once (none waits). - Returns: them, and whether
+        /// taking them released backpressure (the poll thread must be woken to resume fetching).
+        mutating func takeBuffered(max: Int) -> (messages: [KafkaConsumerMessage], wakePollThread: Bool) {
+            guard !buffer.isEmpty, max > 0 else { return ([], false) }
+            var messages: [KafkaConsumerMessage] = []
+            messages.reserveCapacity(Swift.min(max, buffer.count))
+            while messages.count < max, let message = buffer.popFirst() {
+                delivered[message.topicPartition] = message.offset
+                messages.append(message)
+            }
+            return (messages, releaseBackpressureIfDrained())
+        }
+
         /// A fresh id for a waiting `next()`, so cancellation can find it.
         mutating func makeWaiterID() -> UInt64 {
             nextWaiterID += 1

@@ -156,6 +156,12 @@ public final class KafkaConsumer: Sendable {
         runtime.state.withLock { $0.generations[partition] }
     }
 
+    /// The current assignment's number per assigned partition (``assignmentGeneration(of:)`` for
+    /// all of them under one lock, for checking a batch of messages).
+    public var assignmentGenerations: [KafkaTopicPartition: UInt64] {
+        runtime.state.withLock { $0.generations }
+    }
+
     /// Blocks until every message handed out by ``messages`` for `partitions` has had its
     /// offset stored, or until `timeout`.
     ///

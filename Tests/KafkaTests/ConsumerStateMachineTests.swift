@@ -44,6 +44,20 @@ struct ConsumerStateMachineTests {
         #expect(machine.reconcilePauses().pause == [p0])
     }
 
+    @Test("buffered messages are taken together, in order, up to a limit; taking them can release backpressure")
+    func takeBuffered() {
+        var machine = KafkaConsumer.StateMachine(maxBuffered: 10)
+        machine.didAssign([KafkaTopicPartition(topic: "t", partition: 0)])
+        #expect(machine.messagesPolled(Self.messages(20, partition: 0)).backpressureEngaged)
+        let first = machine.takeBuffered(max: 8)
+        #expect(first.messages.map(\.offset) == Array(0..<8))
+        #expect(!first.wakePollThread && machine.isBackpressurePaused, "12 still buffered")
+        let rest = machine.takeBuffered(max: 100)
+        #expect(rest.messages.map(\.offset) == Array(8..<20))
+        #expect(rest.wakePollThread && !machine.isBackpressurePaused)
+        #expect(machine.takeBuffered(max: 5).messages.isEmpty)
+    }
+
     @Test("backpressure stays while the buffer is still full")
     func backpressureHolds() {
         var machine = KafkaConsumer.StateMachine(maxBuffered: 10)

@@ -114,4 +114,54 @@ struct SourceEventChannelTests {
         #expect(await keptSender.value == true)
         #expect(offsets == [0, 2])
     }
+
+    @Test("records sent together reach a waiting receiver as one event")
+    func batchReachesWaitingReceiverWhole() async {
+        let channel = SourceEventChannel(capacity: 8)
+        let reader = Task {
+            var iterator = channel.makeAsyncIterator()
+            return await iterator.next()
+        }
+        while !channel.receiverIsWaiting { await Task.yield() }
+        #expect(await channel.send(contentsOf: (0..<3).map { record($0) }) == 3)
+        guard case .records(let records)? = await reader.value else {
+            Issue.record("expected records")
+            return
+        }
+        #expect(records.map(\.offset) == [0, 1, 2], "one wake-up for the batch, not one for its first record")
+    }
+
+    @Test("a batch larger than the room goes in as room appears, in order; records `admit` refuses are dropped")
+    func batchWaitsForRoomAndDropsRefused() async {
+        let channel = SourceEventChannel(capacity: 2)
+        let sender = Task {
+            let enqueued = await channel.send(contentsOf: (0..<6).map { record($0) }, admitting: { $0.filter { $0.offset != 3 } })
+            channel.finish()
+            return enqueued
+        }
+        while channel.waitingSenderCount < 1 { await Task.yield() }  // r0 and r1 in, waiting with r2
+        var received: [SourceEvent] = []
+        for await event in channel { received.append(event) }
+        #expect(offsets(received) == ["r0", "r1", "r2", "r4", "r5"])
+        #expect(await sender.value == 5)
+    }
+
+    @Test("a batch waiting with a record whose partition is revoked drops that partition's records and goes on")
+    func batchRefusedWhileWaiting() async {
+        let channel = SourceEventChannel(capacity: 1)
+        let revoked = Counter()  // 1 once partition 1 is revoked
+        #expect(await channel.send(record(0)))
+        let sender = Task {
+            await channel.send(contentsOf: [record(1, partition: 1), record(2, partition: 2), record(3, partition: 1)],
+                               admitting: { candidates in candidates.filter { $0.partition != 1 || revoked.current == 0 } })
+        }
+        while channel.waitingSenderCount < 1 { await Task.yield() }
+        revoked.value.store(1, ordering: .relaxed)
+        channel.refuseWaiting { $0.partition == 1 }
+        var iterator = channel.makeAsyncIterator()
+        var offsets: [Int64] = []
+        while offsets.count < 2, case .records(let records)? = await iterator.next() { offsets += records.map(\.offset) }
+        #expect(offsets == [0, 2])
+        #expect(await sender.value == 1)
+    }
 }

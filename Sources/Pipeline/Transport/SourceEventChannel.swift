@@ -82,8 +82,53 @@ public final class SourceEventChannel: AsyncSequence, Sendable {
         }
     }
 
+    /// Sends `records` in order, as ``send(_:if:)`` would one after the other, but taking the lock
+    /// once for as many as there is room for, so a waiting receiver gets them as one event (a
+    /// runner woken by each record alone runs batches of one). `admit` is asked under the
+    /// channel's lock which of the records that fit may go in; the others are dropped. While the
+    /// channel is full the sender waits like ``send(_:if:)``, holding its next record; refused by
+    /// ``refuseWaiting(_:)``, it asks `admit` again about that record and those after it.
+    /// - Returns: how many records were enqueued.
+    @discardableResult
+    public func send(contentsOf records: [InboundRecord],
+                     admitting admit: @Sendable ([InboundRecord]) -> [InboundRecord] = { $0 }) async -> Int {
+        var next = 0, enqueued = 0
+        while next < records.count {
+            enum Step { case finished, progressed, full }
+            let step: Step = state.withLock { state in
+                if state.finished { return .finished }
+                let room = capacity - state.records
+                guard room > 0 else { return .full }
+                let end = Swift.min(records.count, next + room)
+                let admitted = admit(Array(records[next..<end]))
+                next = end
+                enqueued += admitted.count
+                Self.enqueue(records: admitted, &state)
+                return .progressed
+            }
+            switch step {
+            case .finished: return enqueued
+            case .progressed: continue
+            case .full:
+                let waiting = records[next]
+                _ = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                    let resumeNow = state.withLock { state in
+                        if state.finished || state.records < capacity { return true }
+                        state.senders.append((waiting, continuation))
+                        return false
+                    }
+                    if resumeNow { continuation.resume(returning: true) }
+                }
+            }
+        }
+        return enqueued
+    }
+
     /// Senders currently waiting for room (for tests and diagnostics).
     public var waitingSenderCount: Int { state.withLock { $0.senders.count } }
+
+    /// Whether the receiver waits for an event on an empty channel (for tests and diagnostics).
+    public var receiverIsWaiting: Bool { state.withLock { $0.receiver != nil } }
 
     /// Refuses, at once, the records of waiting senders that `shouldRefuse` picks: their `send`
     /// returns false. A source calls this when partitions are revoked, so a record fetched under
@@ -195,6 +240,19 @@ public final class SourceEventChannel: AsyncSequence, Sendable {
         }
         if case .record = entry { state.records += 1 }
         state.queue.append(entry)
+    }
+
+    /// Enqueues records sent together, or hands them to a waiting receiver as one event.
+    private static func enqueue(records: [InboundRecord], _ state: inout State) {
+        guard !records.isEmpty else { return }
+        if let receiver = state.receiver {
+            state.receiver = nil
+            receiver.resume(returning: .records(records))
+            return
+        }
+        state.records += records.count
+        state.queue.reserveCapacity(state.queue.count + records.count)
+        for record in records { state.queue.append(.record(record)) }
     }
 
     /// The next control event, or every record queued before the next control event.

@@ -127,17 +127,30 @@ public final class KafkaRecordSource: RecordSource {
         let records = Task {
             do {
                 var iterator = consumer.messages.makeAsyncIterator()
+                let batchLimit = bufferedRecords
                 while true {
-                    guard let message = try await iterator.next() else { break }
-                    let record = InboundRecord(message)
+                    // The rest of a poll's messages are buffered by the time the first is handed
+                    // over: they go on together.
+                    guard let first = try await iterator.next() else { break }
+                    var records = [InboundRecord(first)]
+                    for message in iterator.nextBuffered(max: batchLimit - 1) { records.append(InboundRecord(message)) }
                     // Waits while the channel is full: the consumer's buffer then fills and pauses
                     // fetching. A record whose partition was revoked meanwhile is dropped, also
                     // when the partition has been assigned again since (its epoch is not the
                     // current one): the new assignment re-fetches it from the committed offset,
                     // in order.
-                    await channel.send(record, if: {
-                        shared.state.withLock { $0.owned.contains(record.topicPartition) }
-                            && consumer.assignmentGeneration(of: message.topicPartition) == record.epoch.rawValue
+                    await channel.send(contentsOf: records, admitting: { candidates in
+                        let owned = shared.state.withLock { $0.owned }
+                        let generations = consumer.assignmentGenerations
+                        var last: (TopicPartition, AssignmentEpoch, Bool)?
+                        return candidates.filter { record in
+                            let tp = record.topicPartition
+                            if let last, last.0 == tp, last.1 == record.epoch { return last.2 }
+                            let current = owned.contains(tp)
+                                && generations[KafkaTopicPartition(topic: tp.topic, partition: tp.partition)] == record.epoch.rawValue
+                            last = (tp, record.epoch, current)
+                            return current
+                        }
                     })
                     if Task.isCancelled { break }
                 }
