@@ -22,9 +22,6 @@ public struct KafkaConsumerMessages: AsyncSequence, Sendable {
         let runtime: KafkaConsumer.Runtime
         let client: RDKafkaConsumerClient
 
-        /// The next message, waiting until one arrives.
-        /// - Returns: The next message, or `nil` once the consumer is closed or the task is cancelled.
-        /// - Throws: ``KafkaError`` for a fatal consumer error.
         /// The messages buffered now, up to `max`, in the order ``next()`` would return them; empty
         /// when none is (it never waits). After a `next()` that waited, the rest of that poll's
         /// messages are usually buffered: taking them together hands them on as one batch.
@@ -34,6 +31,9 @@ public struct KafkaConsumerMessages: AsyncSequence, Sendable {
             return messages
         }
 
+        /// The next message, waiting until one arrives.
+        /// - Returns: The next message, or `nil` once the consumer is closed or the task is cancelled.
+        /// - Throws: ``KafkaError`` for a fatal consumer error.
         public mutating func next() async throws -> KafkaConsumerMessage? {
             // Fast path: a buffered message, no suspension.
             switch runtime.state.withLock({ $0.next(waiter: nil) }) {
