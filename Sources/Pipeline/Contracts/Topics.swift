@@ -83,12 +83,17 @@ public struct Topics: Sendable, Codable, Equatable {
 
     /// The retry tier `tier` (1-based) of a stage's input, e.g. `receipts.ingested.retry.1`.
     public func retry(of stage: StageName, tier: Int) -> String {
-        input(of: stage) + retryInfix + String(tier)
+        retryPrefix(of: stage) + String(tier)
+    }
+
+    /// What every retry tier of a stage's input starts with, e.g. `receipts.ingested.retry.`.
+    public func retryPrefix(of stage: StageName) -> String {
+        input(of: stage) + retryInfix
     }
 
     /// The tier number (1-based) if `topic` is a retry tier of `stage`'s input, else nil.
     public func retryTier(of topic: String, stage: StageName) -> Int? {
-        let prefix = input(of: stage) + retryInfix
+        let prefix = retryPrefix(of: stage)
         guard topic.hasPrefix(prefix), let tier = Int(topic.dropFirst(prefix.count)), tier >= 1,
               topic == retry(of: stage, tier: tier) else { return nil }
         return tier

@@ -121,7 +121,7 @@ public final class StageRunner<S: Stage>: Sendable {
         self.logger = logger.with([LoggingKeys.stageName: .string(S.name.rawValue)])
         self.metrics = StageMetrics(stage: S.name, registry: metrics)
         self.clock = clock
-        self.retryTierPrefix = configuration.topics.input(of: S.name) + configuration.topics.retryInfix
+        self.retryTierPrefix = configuration.topics.retryPrefix(of: S.name)
         self.router = RecordRouter(stage: S.name, topics: configuration.topics,
                                    maxOriginalBytes: configuration.maxOriginalBytes,
                                    maxErrorHeaderBytes: configuration.maxErrorHeaderBytes,

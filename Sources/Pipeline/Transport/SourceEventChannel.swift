@@ -69,15 +69,7 @@ public final class SourceEventChannel: AsyncSequence, Sendable {
             switch step {
             case .done(let enqueued): return enqueued
             case .wait:
-                let tryAgain = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                    let resumeNow = state.withLock { state in
-                        if state.finished || state.records < capacity { return true }
-                        state.senders.append((record, continuation))
-                        return false
-                    }
-                    if resumeNow { continuation.resume(returning: true) }
-                }
-                if !tryAgain { return false }
+                if await !waitForRoom(holding: record) { return false }
             }
         }
     }
@@ -110,18 +102,24 @@ public final class SourceEventChannel: AsyncSequence, Sendable {
             case .finished: return enqueued
             case .progressed: continue
             case .full:
-                let waiting = records[next]
-                _ = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                    let resumeNow = state.withLock { state in
-                        if state.finished || state.records < capacity { return true }
-                        state.senders.append((waiting, continuation))
-                        return false
-                    }
-                    if resumeNow { continuation.resume(returning: true) }
-                }
+                _ = await waitForRoom(holding: records[next])
             }
         }
         return enqueued
+    }
+
+    /// Waits while the channel is full, as a sender holding `record`. - Returns: true once there
+    /// is room or the channel finished (the caller looks again), false when ``refuseWaiting(_:)``
+    /// refused `record`.
+    private func waitForRoom(holding record: InboundRecord) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let resumeNow = state.withLock { state in
+                if state.finished || state.records < capacity { return true }
+                state.senders.append((record, continuation))
+                return false
+            }
+            if resumeNow { continuation.resume(returning: true) }
+        }
     }
 
     /// Senders currently waiting for room (for tests and diagnostics).
