@@ -19,8 +19,15 @@ public enum RFC3339 {
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; returns nil for anything else.
+    ///
+    /// Reads the string's UTF-8 in place: every contract timestamp of every record comes through
+    /// here, and a copy of the bytes cost an allocation each.
     public static func date(from string: String) -> Date? {
-        let b = Array(string.utf8)
+        var string = string
+        return string.withUTF8 { date(fromUTF8: $0) }
+    }
+
+    private static func date(fromUTF8 b: UnsafeBufferPointer<UInt8>) -> Date? {
         func num(_ from: Int, _ count: Int) -> Int64? {
             guard from + count <= b.count else { return nil }
             var v: Int64 = 0
@@ -33,10 +40,8 @@ public enum RFC3339 {
         guard b.count >= 20, b[4] == 45, b[7] == 45, b[10] == 84 || b[10] == 116, b[13] == 58, b[16] == 58,
               let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2),
               let h = num(11, 2), let mi = num(14, 2), let s = num(17, 2),
-              (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61 else { return nil }
-        let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
-        let monthDays: [Int64] = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        guard d <= monthDays[Int(mo - 1)] else { return nil }
+              (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61,
+              d <= daysInMonth(mo, of: y) else { return nil }
         var i = 19
         var fraction = 0.0
         if i < b.count, b[i] == 46 {
@@ -61,6 +66,15 @@ public enum RFC3339 {
         let days = daysFromCivil(y, mo, d)
         let epoch = days * 86_400 + h * 3600 + mi * 60 + s - offsetSeconds
         return Date(timeIntervalSince1970: Double(epoch) + fraction)
+    }
+
+    /// Days in month `month` (1 to 12) of proleptic Gregorian year `year`.
+    private static func daysInMonth(_ month: Int64, of year: Int64) -> Int64 {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {

@@ -24,7 +24,16 @@ public struct OwnerKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The key as written to Kafka (UTF-8 of this string).
-    public var encoded: String { bundleId + "/" + userId }
+    public var encoded: String {
+        // Built in one buffer: `a + "/" + b` allocates twice, and every output of fulfil and
+        // owners is keyed so.
+        var key = ""
+        key.reserveCapacity(bundleId.utf8.count + 1 + userId.utf8.count)
+        key += bundleId
+        key += "/"
+        key += userId
+        return key
+    }
 
     public var description: String { encoded }
 }

@@ -152,13 +152,14 @@ public struct PurchaseLifecycle: Sendable {
         settleAccess(&state)
         state.version = (before?.version ?? 0) + 1
         var changes: [LifecycleChange] = []
+        changes.reserveCapacity(kinds.count + 1)
         if let before, before.hasAccess, before.entitlement != state.entitlement {
             var ended = change(.productReplaced, before)
             (ended.status, ended.hasAccess, ended.validUntil) = (.expired, false, state.periodStart ?? state.signedDate)
             ended.owner = state.owner
             changes.append(ended)
         }
-        changes += kinds.map { change($0, state) }
+        for kind in kinds { changes.append(change(kind, state)) }
         return .changed(state, changes)
     }
 
