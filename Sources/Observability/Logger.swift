@@ -44,7 +44,8 @@ public struct Logger: Sendable {
     /// Metadata added to every record of this logger.
     public var metadata: Metadata
     /// Metadata built only when a record is emitted (``with(lazy:)``), merged after ``metadata``.
-    private var deferred: [@Sendable () -> Metadata] = []
+    /// One closure, not a list: a per-record logger then costs no array of its own.
+    private var deferred: (@Sendable () -> Metadata)?
     /// Where records go.
     public var handler: any LogHandler
 
@@ -80,7 +81,11 @@ public struct Logger: Sendable {
     /// emitted: for per-record loggers (the stage runner's), most of which never log at their level.
     public func with(lazy extra: @escaping @Sendable () -> Metadata) -> Logger {
         var copy = self
-        copy.deferred.append(extra)
+        if let earlier = deferred {
+            copy.deferred = { earlier().merging(extra()) { _, new in new } }
+        } else {
+            copy.deferred = extra
+        }
         return copy
     }
 
@@ -89,7 +94,7 @@ public struct Logger: Sendable {
                     metadata extra: @autoclosure () -> Metadata? = nil) {
         guard level >= logLevel else { return }
         var merged = metadata
-        for build in deferred { merged.merge(build()) { _, new in new } }
+        if let deferred { merged.merge(deferred()) { _, new in new } }
         if let extra = extra() { merged.merge(extra) { _, new in new } }
         handler.log(LogRecord(timestamp: Date(), level: level, label: label, message: message(), metadata: merged))
     }

@@ -37,6 +37,17 @@ import Testing
         #expect(handler.records[0].metadata[LoggingKeys.kafkaOffset] == 8)
     }
 
+    /// A second lazy layer merges after the first (later wins), both built per emitted record.
+    @Test func lazyLayersMergeInOrder() {
+        let handler = InMemoryLogHandler()
+        let logger = Logger(label: "t", handler: handler)
+            .with(lazy: { [LoggingKeys.kafkaPartition: 1, LoggingKeys.kafkaOffset: 7] })
+            .with(lazy: { [LoggingKeys.kafkaPartition: 2] })
+        logger.info("x")
+        #expect(handler.records[0].metadata[LoggingKeys.kafkaPartition] == 2)
+        #expect(handler.records[0].metadata[LoggingKeys.kafkaOffset] == 7)
+    }
+
     @Test func mergesLoggerAndRecordMetadata() {
         let handler = InMemoryLogHandler()
         var logger = Logger(label: "t", handler: handler)

@@ -94,6 +94,15 @@ struct PipelineFlowTests {
             #expect(!record.message.contains(Fixtures.jws))
             for value in record.metadata.values { #expect(!value.description.contains(Fixtures.jws)) }
         }
+        // A stage's own log line carries its record's position and submission (the runner's
+        // per-record logger): fulfil's line for the re-submitted purchase.
+        let unchanged = try #require(handler.records.first { $0.message == "purchase unchanged" })
+        #expect(unchanged.metadata[LoggingKeys.submissionId] == "resubmitted")
+        #expect(unchanged.metadata[LoggingKeys.kafkaTopic] == .string(topics.verified))
+        #expect(unchanged.metadata[LoggingKeys.kafkaPartition] != nil)
+        #expect(unchanged.metadata[LoggingKeys.kafkaOffset] != nil)
+        #expect(unchanged.metadata[LoggingKeys.stageAttempt] == 1)
+        #expect(unchanged.metadata[LoggingKeys.transactionIdHash] == .string(String(SHA256.hexDigest("1001").prefix(16))))
         // Transaction ids appear hashed (the first 16 hex digits of their SHA-256), never as themselves.
         let hashed = Set(handler.records.compactMap { $0.metadata[LoggingKeys.transactionIdHash]?.description })
         #expect(hashed.contains(String(SHA256.hexDigest("4001").prefix(16))), "the unknown product's rejection")

@@ -81,21 +81,13 @@ extension StageRunner {
         let started = ContinuousClock.now
         let attempt = RecordHeaders.attempt(in: record.headers)
         let now = clock.now()
-        // The record's metadata is built only if it logs something (most records never do at the
-        // usual levels): its position, and the input's subject (an emitted record needs none).
-        let topic = record.topic, partition = record.partition, offset = record.offset
-        let position: @Sendable () -> Logger.Metadata = {
-            [LoggingKeys.kafkaTopic: .string(topic), LoggingKeys.kafkaPartition: .integer(partition),
-             LoggingKeys.kafkaOffset: .integer(offset), LoggingKeys.stageAttempt: .integer(attempt)]
-        }
-
         let outbound: [OutboundRecord]
         let verdict: RecordVerdict
         let input: S.Input
         do {
             input = try decoded ?? S.decodeInput(record.value)
         } catch {
-            let recordLogger = logger.with(lazy: position)
+            let recordLogger = logger.with(lazy: { Self.metadata(of: record, attempt: attempt) })
             recordLogger.warning("undecodable record dead-lettered", metadata: [
                 LoggingKeys.reason: .string(ReasonCode.undecodable.rawValue),
                 LoggingKeys.errorMessage: .string(Self.summary(of: error)),
@@ -104,7 +96,15 @@ extension StageRunner {
             return Prepared(item: item, scope: scope, outbound: [router.deadLetter(record, failure: failure, attempt: attempt, now: now)],
                             verdict: .deadLettered(.undecodable), started: started, logger: recordLogger)
         }
-        let recordLogger = logger.with(lazy: { position().merging(Self.metadata(for: Self.subject(of: input))) { _, new in new } })
+        // The record's metadata is built only if it logs something (most records never do at the
+        // usual levels): its position and its input's subject. One closure holds both, and the
+        // subject rather than the input, whose copy would retain every field.
+        let subject = subject(of: input)
+        let topic = record.topic, partition = record.partition, offset = record.offset
+        let recordLogger = logger.with(lazy: {
+            Self.metadata(topic: topic, partition: partition, offset: offset, attempt: attempt)
+                .merging(Self.metadata(for: subject)) { _, new in new }
+        })
         let context = StageContext(logger: recordLogger, attempt: attempt, now: now, recordTimestamp: record.timestamp,
                                    delivery: scope)
         let result = await process(input, context: context, timed: timed)
@@ -112,9 +112,9 @@ extension StageRunner {
         do {
             switch result {
             case .success(let value):
-                (outbound, verdict) = try routeResult(value, record: record, input: input, now: now, logger: recordLogger)
+                (outbound, verdict) = try routeResult(value, record: record, subject: subject, now: now, logger: recordLogger)
             case .failure(let error):
-                (outbound, verdict) = try routeFailure(error, record: record, subject: Self.subject(of: input), attempt: attempt, now: now,
+                (outbound, verdict) = try routeFailure(error, record: record, subject: subject, attempt: attempt, now: now,
                                                      logger: recordLogger)
             }
         } catch {
@@ -229,20 +229,20 @@ extension StageRunner {
         return result ?? .failure(ProcessingTimeoutError(timeout: timeout))
     }
 
-    private func routeResult(_ result: StageResult<S.Output>, record: InboundRecord, input: S.Input,
+    private func routeResult(_ result: StageResult<S.Output>, record: InboundRecord, subject: SubmissionSubject,
                              now: Date, logger: Logger) throws -> ([OutboundRecord], RecordVerdict) {
         switch result {
         case .emit(let outputs):
             logger.debug("emitting \(outputs.count) record(s)")
             return (try router.emit(outputs, from: record), .emitted)
         case .reject(let reason, let detail, let extra):
-            let merged = extra.filling(from: Self.subject(of: input))
+            let merged = extra.filling(from: subject)
             logger.info("input rejected", metadata: Self.metadata(for: merged).merging([
                 LoggingKeys.reason: .string(reason.rawValue),
             ]) { _, new in new })
             return ([try router.reject(record, reason: reason, detail: detail, subject: merged, now: now)], .rejected(reason))
         case .done(let outcome, let extra):
-            let merged = extra.filling(from: Self.subject(of: input))
+            let merged = extra.filling(from: subject)
             logger.info("input ended without output", metadata: Self.metadata(for: merged).merging([
                 LoggingKeys.stageOutcome: .string(outcome.rawValue),
             ]) { _, new in new })
@@ -279,9 +279,28 @@ extension StageRunner {
         }
     }
 
-    /// The identifying fields of an input that describes a submission, else none.
-    static func subject(of input: S.Input) -> SubmissionSubject {
-        (input as? any SubmissionDescribing)?.subject ?? .unknown
+    /// The identifying fields of an input that describes a submission, else none. The type is
+    /// cast (once, ``describingInput``), not the value, which a cast would copy into an
+    /// existential box.
+    func subject(of input: S.Input) -> SubmissionSubject {
+        guard let describingInput else { return .unknown }
+        return Self.subject(of: input, as: describingInput)
+    }
+
+    /// `input`'s subject through its ``SubmissionDescribing`` conformance; `D` is `S.Input` itself.
+    private static func subject<D: SubmissionDescribing>(of input: S.Input, as _: D.Type) -> SubmissionSubject {
+        withUnsafePointer(to: input) { UnsafeRawPointer($0).assumingMemoryBound(to: D.self).pointee.subject }
+    }
+
+    /// Log metadata for a record's position and attempt.
+    static func metadata(topic: String, partition: Int32, offset: Int64, attempt: Int) -> Logger.Metadata {
+        [LoggingKeys.kafkaTopic: .string(topic), LoggingKeys.kafkaPartition: .integer(partition),
+         LoggingKeys.kafkaOffset: .integer(offset), LoggingKeys.stageAttempt: .integer(attempt)]
+    }
+
+    /// ``metadata(topic:partition:offset:attempt:)`` of `record`.
+    static func metadata(of record: InboundRecord, attempt: Int) -> Logger.Metadata {
+        metadata(topic: record.topic, partition: record.partition, offset: record.offset, attempt: attempt)
     }
 
     /// Log metadata for a subject: ids and the payload hash, never the payload.
