@@ -4,9 +4,19 @@ import Pipeline
 import Testing
 @testable import Receiptd
 
-@Suite struct ConfigLoaderTests {
+@Suite final class ConfigLoaderTests: Sendable {
+    /// This test's files, in a directory of its own that goes with it.
+    private let scratch: URL
+
+    init() throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-config-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: scratch) }
+
     private func file(_ json: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-config-\(UUID().uuidString).json").path
+        let path = scratch.appendingPathComponent("receiptd-config-\(UUID().uuidString).json").path
         try json.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }

@@ -52,6 +52,7 @@ import Testing
 
     @Test func aCrashedRunResumesFromItsCheckpointAndRepublishesEverythingOnce() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("reconcile-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
         let history = History(failAt: "p6")
         let published = Sent()
         var lines: [String] = []
