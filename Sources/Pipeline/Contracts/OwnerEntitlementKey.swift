@@ -20,16 +20,7 @@ public struct OwnerEntitlementKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The key as written to Kafka (UTF-8 of this string).
-    public var encoded: String {
-        var key = ""  // one buffer, as OwnerKey.encoded
-        key.reserveCapacity(owner.bundleId.utf8.count + owner.userId.utf8.count + entitlement.utf8.count + 2)
-        key += owner.bundleId
-        key += "/"
-        key += owner.userId
-        key += "/"
-        key += entitlement
-        return key
-    }
+    public var encoded: String { owner.encoded(then: entitlement) }
 
     public var description: String { encoded }
 }

@@ -24,14 +24,21 @@ public struct OwnerKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The key as written to Kafka (UTF-8 of this string).
-    public var encoded: String {
-        // Built in one buffer: `a + "/" + b` allocates twice, and every output of fulfil and
-        // owners is keyed so.
+    public var encoded: String { encoded(then: nil) }
+
+    /// The encoded key, followed by `/` and `suffix` when there is one (``OwnerEntitlementKey``).
+    /// Built in one buffer: `a + "/" + b` allocates twice, and every output of fulfil and owners
+    /// is keyed so.
+    func encoded(then suffix: String?) -> String {
         var key = ""
-        key.reserveCapacity(bundleId.utf8.count + 1 + userId.utf8.count)
+        key.reserveCapacity(bundleId.utf8.count + 1 + userId.utf8.count + (suffix.map { $0.utf8.count + 1 } ?? 0))
         key += bundleId
         key += "/"
         key += userId
+        if let suffix {
+            key += "/"
+            key += suffix
+        }
         return key
     }
 

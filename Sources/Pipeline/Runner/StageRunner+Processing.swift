@@ -81,13 +81,19 @@ extension StageRunner {
         let started = ContinuousClock.now
         let attempt = RecordHeaders.attempt(in: record.headers)
         let now = clock.now()
+        // The record's metadata is built only if it logs something (most records never do at the
+        // usual levels): its position, and its input's subject once decoded. One closure holds
+        // them, and the subject rather than the input, whose copy would retain every field.
+        let topic = record.topic, partition = record.partition, offset = record.offset
         let outbound: [OutboundRecord]
         let verdict: RecordVerdict
         let input: S.Input
         do {
             input = try decoded ?? S.decodeInput(record.value)
         } catch {
-            let recordLogger = logger.with(lazy: { Self.metadata(of: record, attempt: attempt) })
+            let recordLogger = logger.with(lazy: {
+                Self.metadata(topic: topic, partition: partition, offset: offset, attempt: attempt)
+            })
             recordLogger.warning("undecodable record dead-lettered", metadata: [
                 LoggingKeys.reason: .string(ReasonCode.undecodable.rawValue),
                 LoggingKeys.errorMessage: .string(Self.summary(of: error)),
@@ -96,11 +102,7 @@ extension StageRunner {
             return Prepared(item: item, scope: scope, outbound: [router.deadLetter(record, failure: failure, attempt: attempt, now: now)],
                             verdict: .deadLettered(.undecodable), started: started, logger: recordLogger)
         }
-        // The record's metadata is built only if it logs something (most records never do at the
-        // usual levels): its position and its input's subject. One closure holds both, and the
-        // subject rather than the input, whose copy would retain every field.
         let subject = subject(of: input)
-        let topic = record.topic, partition = record.partition, offset = record.offset
         let recordLogger = logger.with(lazy: {
             Self.metadata(topic: topic, partition: partition, offset: offset, attempt: attempt)
                 .merging(Self.metadata(for: subject)) { _, new in new }
@@ -296,11 +298,6 @@ extension StageRunner {
     static func metadata(topic: String, partition: Int32, offset: Int64, attempt: Int) -> Logger.Metadata {
         [LoggingKeys.kafkaTopic: .string(topic), LoggingKeys.kafkaPartition: .integer(partition),
          LoggingKeys.kafkaOffset: .integer(offset), LoggingKeys.stageAttempt: .integer(attempt)]
-    }
-
-    /// ``metadata(topic:partition:offset:attempt:)`` of `record`.
-    static func metadata(of record: InboundRecord, attempt: Int) -> Logger.Metadata {
-        metadata(topic: record.topic, partition: record.partition, offset: record.offset, attempt: attempt)
     }
 
     /// Log metadata for a subject: ids and the payload hash, never the payload.

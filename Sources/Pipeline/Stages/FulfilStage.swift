@@ -132,17 +132,16 @@ public struct FulfilStage: Stage {
         var outputs: [FulfilOutput] = []
         outputs.reserveCapacity(2 * changes.count)
         for (index, change) in changes.enumerated() {
+            let event = EntitlementChanged(change: change, index: index, purchase: state, transaction: input.transaction,
+                                           submissionId: input.submissionId,
+                                           effectiveAt: Self.effectiveAt(change, state: state, transaction: input.transaction))
+            outputs.append(.event(event))
             let view = OwnerPurchase(
                 originalTransactionId: state.originalTransactionId, productId: change.productId, productType: state.productType,
                 status: change.status, hasAccess: change.hasAccess, validUntil: change.validUntil,
                 periodStart: state.periodStart, durationMonths: state.durationMonths, quantity: state.quantity,
-                ownershipType: state.ownershipType, environment: state.environment,
-                changedAt: input.transaction.appleSignedDate, version: state.version)
-            // The event is built in place in its output: an event held in a variable is copied
-            // into the enum's box, a few dozen retains and releases each time.
-            outputs.append(.event(EntitlementChanged(
-                change: change, index: index, purchase: state, transaction: input.transaction, submissionId: input.submissionId,
-                effectiveAt: Self.effectiveAt(change, state: state, transaction: input.transaction))))
+                ownershipType: state.ownershipType, environment: state.environment, changedAt: event.signedDate,
+                version: state.version)
             outputs.append(.ownerUpdate(OwnerPurchaseUpdate(owner: change.owner, entitlement: change.entitlement, purchase: view)))
         }
         return outputs

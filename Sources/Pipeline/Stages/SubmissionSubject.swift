@@ -41,8 +41,9 @@ public struct SubmissionSubject: Sendable, Equatable {
 }
 
 /// An input contract that can say which submission it belongs to, so the runner can fill
-/// rejections, outcomes and log metadata without stage-specific code.
-public protocol SubmissionDescribing {
+/// rejections, outcomes and log metadata without stage-specific code. Its metatypes are
+/// `Sendable`: a runner keeps its input type's conformance, looked up once.
+public protocol SubmissionDescribing: SendableMetatype {
     /// The identifying fields of this message.
     var subject: SubmissionSubject { get }
 }
