@@ -67,14 +67,14 @@ import Testing
 
     /// The harnesses' workers get the embedded broker's settings, and a configuration's own
     /// values win: its own librdkafka properties, and a linger it set.
-    @Test func theEmbeddedBrokersWorkerSettingsKeepWhatTheConfigurationSet() {
+    @Test func theEmbeddedBrokersWorkerSettingsKeepWhatTheConfigurationSet() throws {
         let defaults = EmbeddedBroker.workerSettings(WorkerConfiguration())
         #expect(defaults.kafka.lingerMilliseconds == EmbeddedBroker.lingerMilliseconds)
         #expect(defaults.kafka.consumerProperties == EmbeddedBroker.consumerProperties)
         #expect(defaults.kafka.producerProperties == EmbeddedBroker.producerProperties)
         #expect(defaults.kafka.maxPollIntervalSeconds == defaults.kafka.sessionTimeoutSeconds)
         #expect(!defaults.topics.create)
-        let producer = defaults.kafka.producer(bootstrapServers: ["127.0.0.1:1"], role: "verify")
+        let producer = try defaults.kafka.producer(bootstrapServers: ["127.0.0.1:1"], role: "verify")
         #expect(producer.linger == .milliseconds(EmbeddedBroker.lingerMilliseconds))
         #expect(producer.clientId == "receiptd-verify")
         #expect(producer.additionalProperties == EmbeddedBroker.producerProperties)
@@ -85,6 +85,20 @@ import Testing
         let overlaid = EmbeddedBroker.workerSettings(own)
         #expect(overlaid.kafka.lingerMilliseconds == 12)
         #expect(overlaid.kafka.consumerProperties["fetch.wait.max.ms"] == "50")
+    }
+
+    /// `kafka.compression` reaches every producer the configuration builds, and a codec librdkafka
+    /// does not have is refused by name before any client exists.
+    @Test func producersGetTheConfiguredCompression() throws {
+        let defaults = try ConfigLoader(environment: [:]).load()
+        #expect(try defaults.kafka.producer(bootstrapServers: ["b:9092"], role: "ingest").compression == .none)
+        let lz4 = try ConfigLoader(environment: ["RECEIPTD_KAFKA_COMPRESSION": "lz4"]).load()
+        #expect(try lz4.kafka.producer(bootstrapServers: ["b:9092"], role: "ingest").compression == .lz4)
+        let zstd = try ConfigLoader(files: [try file(#"{"kafka": {"compression": "zstd"}}"#)]).load()
+        #expect(try zstd.kafka.producer(bootstrapServers: ["b:9092"], role: "replay").compression == .zstd)
+        let unknown = try ConfigLoader(environment: ["RECEIPTD_KAFKA_COMPRESSION": "brotli"]).load()
+        let error = #expect(throws: StartupError.self) { try unknown.kafka.producer(bootstrapServers: ["b:9092"], role: "ingest") }
+        #expect(error?.description == #"kafka.compression must be one of none, gzip, snappy, lz4, zstd (got "brotli")"#)
     }
 
     @Test func invalidJSONNamesTheLineAndColumn() throws {

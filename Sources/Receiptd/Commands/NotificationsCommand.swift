@@ -53,7 +53,7 @@ struct NotificationsCommand: Command {
                 .ensure([configuration.topics.submitted], partitions: configuration.topics.partitions,
                         replicationFactor: configuration.topics.replicationFactor, configs: [:])
         }
-        var producer = configuration.kafka.producer(bootstrapServers: brokers, role: "notifications")
+        var producer = try configuration.kafka.producer(bootstrapServers: brokers, role: "notifications")
         producer.messageTimeout = .seconds(settings.publishTimeoutSeconds)
         let sink = try KafkaRecordSink(configuration: producer)
         let endpoint = NotificationEndpoint(

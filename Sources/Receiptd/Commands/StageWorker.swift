@@ -141,7 +141,7 @@ enum StageWorker {
             readiness.update(statistics)
             kafkaMetrics.update(statistics)
         }
-        var producerConfiguration = configuration.kafka.producer(bootstrapServers: brokers, role: S.name.rawValue)
+        var producerConfiguration = try configuration.kafka.producer(bootstrapServers: brokers, role: S.name.rawValue)
         producerConfiguration.statisticsInterval = statisticsInterval
         producerConfiguration.onStatistics = { kafkaMetrics.updateProducer($0) }
         // Assignor, consumer buffer, revocation timeout and close order: the wiring the broker

@@ -35,6 +35,10 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         /// means fewer, larger requests (less CPU on clients and brokers) and that much more
         /// latency per stage hop. The embedded broker raises it (``EmbeddedBroker/lingerMilliseconds``).
         var lingerMilliseconds = 5.0
+        /// How every receiptd producer compresses its batches (`compression.codec`: none, gzip,
+        /// snappy, lz4, zstd). Consumers decompress whatever they fetch, so this is a producer's
+        /// choice alone.
+        var compression = "none"
         /// Raw librdkafka properties passed through unchanged (SASL, SSL, tuning). Properties
         /// receiptd sets itself (delivery semantics, commit interval) are refused here.
         var properties: [String: String] = [:]
@@ -54,11 +58,17 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         }
 
         /// A producer as every receiptd producer is configured: client id `<clientId>-<role>`,
-        /// ``lingerMilliseconds`` and ``producerAdditionalProperties``.
-        func producer(bootstrapServers: [String], role: String) -> KafkaProducerConfiguration {
+        /// ``lingerMilliseconds``, ``compression`` and ``producerAdditionalProperties``.
+        /// - Throws: `StartupError` when ``compression`` names no codec.
+        func producer(bootstrapServers: [String], role: String) throws -> KafkaProducerConfiguration {
+            guard let codec = KafkaProducerConfiguration.Compression(rawValue: compression) else {
+                let known = KafkaProducerConfiguration.Compression.allCases.map(\.rawValue).joined(separator: ", ")
+                throw StartupError("kafka.compression must be one of \(known) (got \"\(compression)\")")
+            }
             var producer = KafkaProducerConfiguration(bootstrapServers: bootstrapServers)
             producer.clientId = "\(clientId)-\(role)"
             producer.linger = .milliseconds(lingerMilliseconds)
+            producer.compression = codec
             producer.additionalProperties = producerAdditionalProperties
             return producer
         }
