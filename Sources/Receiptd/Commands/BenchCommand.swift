@@ -33,7 +33,7 @@ struct BenchCommand: Command {
                      appstore_latency_ratio=<throughput at latency / throughput at 0 ms>
           stages     the four stages through the generic runner on the in-memory transport (no Kafka),
                      then verify again over the same JWS (the verified-JWS cache): what our own plumbing
-                     costs next to verification, in rate and CPU per record, after a stage that does nothing
+                     costs next to verification, in rate, CPU and page faults per record, after a stage that does nothing
                      ("runner (pass-through)": what the runner and the transport alone cost per record; then
                      the same for a stage that only computes, whose records run in batches). A
                      pass over an eighth of the submissions runs first; exit 1 if a stage's CPU per record grows
@@ -41,7 +41,7 @@ struct BenchCommand: Command {
                      Lines: stages_receipts_per_second=<n>, last stages_verify_resubmitted_per_second=<n>
           pipeline   receipts per second end to end through ingest, verify, fulfil and owners worker
                      processes on the embedded broker (default 20000 genuine submissions after a warm-up),
-                     with each worker's CPU per receipt and peak RSS and how busy the cores were.
+                     with each worker's CPU and page faults per receipt and peak RSS and how busy the cores were.
                      --max-in-flight N records in flight per worker (default 4096: records wait for their
                      outputs' acknowledgement in batches, and the embedded broker's producers keep one request
                      in flight; with 1024 the cores sat 40% idle waiting on them, 2048 gave 3,332/s, 4096 3,725).
@@ -180,13 +180,15 @@ struct BenchCommand: Command {
                                                                              finishWhenIdle: true),
                                      sink: transport.sink, configuration: runnerConfiguration, logger: .disabled, metrics: MetricsRegistry())
             let cpuBefore = processCPUSeconds()
+            let faultsBefore = processMinorFaults()
             let elapsed = try await clock.measure { try await runner.run() }
             let cpu = processCPUSeconds() - cpuBefore
+            let faults = Double(processMinorFaults() - faultsBefore) / Double(count)
             let taken = elapsed / .seconds(1)
             measurement.cpuPerRecord.append((label, cpu * 1e6 / Double(count)))
             if report {
-                printError(String(format: "%@: %d records in %.2f s = %.0f/s, %.1f µs CPU per record", label, count, taken,
-                                  Double(count) / taken, cpu * 1e6 / Double(count)))
+                printError(String(format: "%@: %d records in %.2f s = %.0f/s, %.1f µs CPU per record, %.2f page faults per record",
+                                  label, count, taken, Double(count) / taken, cpu * 1e6 / Double(count), faults))
             }
             return taken
         }
@@ -316,8 +318,8 @@ struct BenchCommand: Command {
         if let usage = result.usage {
             for worker in usage.workers {
                 let rss = worker.peakResidentBytes.map { String(format: ", peak RSS %.0f MB", Double($0) / 1e6) } ?? ""
-                printError(String(format: "  %@: %.2f CPU s, %.0f µs per receipt%@", worker.name, worker.cpuSeconds,
-                                  worker.cpuSeconds / Double(count) * 1e6, rss))
+                printError(String(format: "  %@: %.2f CPU s, %.0f µs per receipt, %.2f page faults per receipt%@", worker.name,
+                                  worker.cpuSeconds, worker.cpuSeconds / Double(count) * 1e6, worker.minorFaults / Double(count), rss))
             }
             let workers = usage.workers.map(\.cpuSeconds).reduce(0, +)
             let harness = usage.harnessCPUSeconds

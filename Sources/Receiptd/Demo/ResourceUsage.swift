@@ -6,6 +6,8 @@ import Foundation
 struct ResourceSample {
     /// CPU seconds (user + system) per process id.
     var cpu: [Int32: Double]
+    /// Minor page faults (first touches of a page) per process id.
+    var minorFaults: [Int32: Double]
     /// The whole machine: busy and total jiffies from `/proc/stat`.
     var machineBusy: Double
     var machineTotal: Double
@@ -13,18 +15,21 @@ struct ResourceSample {
     /// Samples `pids` (0 is this process) and the machine.
     static func take(_ pids: [Int32]) -> ResourceSample {
         var cpu: [Int32: Double] = [:]
-        for pid in pids { cpu[pid] = cpuSeconds(of: pid) }
+        var minorFaults: [Int32: Double] = [:]
+        for pid in pids { (cpu[pid], minorFaults[pid]) = counters(of: pid) }
         let (busy, total) = machineJiffies()
-        return ResourceSample(cpu: cpu, machineBusy: busy, machineTotal: total)
+        return ResourceSample(cpu: cpu, minorFaults: minorFaults, machineBusy: busy, machineTotal: total)
     }
 
-    /// utime + stime of a process (fields 14 and 15 of `/proc/<pid>/stat`, after the command name).
-    static func cpuSeconds(of pid: Int32) -> Double {
+    /// utime + stime of a process in seconds, and its minor faults (fields 14, 15 and 10 of
+    /// `/proc/<pid>/stat`, counted after the command name, which may hold spaces).
+    static func counters(of pid: Int32) -> (cpuSeconds: Double, minorFaults: Double) {
         guard let text = try? String(contentsOfFile: "/proc/\(pid == 0 ? "self" : String(pid))/stat", encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return 0 }
+              let close = text.lastIndex(of: ")") else { return (0, 0) }
         let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]),
+              let faults = Double(fields[7]) else { return (0, 0) }
+        return ((user + system) / Double(sysconf(Int32(_SC_CLK_TCK))), faults)
     }
 
     /// Peak resident memory of a process in bytes (`VmHWM` of `/proc/<pid>/status`).
@@ -52,6 +57,8 @@ struct ResourceUsage {
     struct Worker {
         var name: String
         var cpuSeconds: Double
+        /// Minor page faults over the window.
+        var minorFaults: Double
         /// Peak resident memory (nil when `/proc` could not say).
         var peakResidentBytes: Int?
     }
@@ -69,8 +76,10 @@ struct ResourceUsage {
     ///   - workers: the worker processes' names by pid.
     init(from start: ResourceSample, to end: ResourceSample, workers names: [Int32: String]) {
         func cpu(_ pid: Int32) -> Double { max(0, (end.cpu[pid] ?? 0) - (start.cpu[pid] ?? 0)) }
+        func faults(_ pid: Int32) -> Double { max(0, (end.minorFaults[pid] ?? 0) - (start.minorFaults[pid] ?? 0)) }
         workers = names.sorted { $0.value < $1.value }.map { pid, name in
-            Worker(name: name, cpuSeconds: cpu(pid), peakResidentBytes: ResourceSample.peakResidentBytes(of: pid))
+            Worker(name: name, cpuSeconds: cpu(pid), minorFaults: faults(pid),
+                   peakResidentBytes: ResourceSample.peakResidentBytes(of: pid))
         }
         harnessCPUSeconds = cpu(0)
         let total = end.machineTotal - start.machineTotal
