@@ -102,9 +102,11 @@ final class EmbeddedBroker: Service {
 
     /// Consumer settings for the mock cluster: it holds an empty fetch for the whole
     /// `fetch.wait.max.ms` (librdkafka's default 500 ms) even when records arrive meanwhile, so
-    /// each stage hop could wait that long (`bench pipeline` runs about a fifth faster with 10 ms,
-    /// docs/benchmarks.md), at the cost of an idle consumer fetching 100 times a second.
-    static let consumerProperties = ["fetch.wait.max.ms": "10"]
+    /// each stage hop could wait that long (`bench pipeline` runs about a fifth faster with 10 ms).
+    /// 25 ms rather than 10: the producers linger 40 ms, so a consumer between two batches made
+    /// three empty round trips instead of one (13 alternating pairs: worker CPU per receipt 0.91
+    /// and receipts/s 1.09 times 10 ms's, medians; docs/benchmarks.md, session 20).
+    static let consumerProperties = ["fetch.wait.max.ms": "25"]
 
     /// Producer settings for the mock cluster: it checks producer ids and sequence numbers only
     /// for transactional producers, so an idempotent producer's batches are neither de-duplicated
