@@ -87,6 +87,20 @@ import Testing
         #expect(overlaid.kafka.consumerProperties["fetch.wait.max.ms"] == "50")
     }
 
+    /// A JSON-object variable adds its keys to the files' map, as a file does, so the workers of a
+    /// harness (which re-read the variables over the file the harness wrote) keep the embedded
+    /// broker's fetch wait when someone tunes another consumer property.
+    @Test func mapVariablesMergeKeyByKeyOverTheFiles() throws {
+        let overlay = try file(#"{"kafka": {"consumerProperties": {"fetch.wait.max.ms": "25", "fetch.min.bytes": "1"}}}"#)
+        let loaded = try ConfigLoader(files: [overlay], environment: [
+            "RECEIPTD_KAFKA_CONSUMER_PROPERTIES": #"{"queued.max.messages.kbytes": "8192", "fetch.min.bytes": "64"}"#,
+        ]).load()
+        #expect(loaded.kafka.consumerProperties == ["fetch.wait.max.ms": "25", "queued.max.messages.kbytes": "8192",
+                                                    "fetch.min.bytes": "64"])
+        let alone = try ConfigLoader(environment: ["RECEIPTD_KAFKA_PROPERTIES": #"{"socket.keepalive.enable": "true"}"#]).load()
+        #expect(alone.kafka.properties == ["socket.keepalive.enable": "true"])
+    }
+
     /// `kafka.compression` reaches every producer the configuration builds, and a codec librdkafka
     /// does not have is refused by name before any client exists.
     @Test func producersGetTheConfiguredCompression() throws {

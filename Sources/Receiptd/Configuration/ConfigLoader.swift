@@ -176,7 +176,10 @@ struct ConfigLoader {
                 guard let object = try? JSONSerialization.jsonObject(with: Data(raw.utf8)) as? [String: String] else {
                     throw LoadError(description: "\(name) must be a JSON object of strings")
                 }
-                converted = object
+                // Key by key over the files' map, as files merge: a harness's workers re-read the
+                // variables over the file it wrote, whose map holds the embedded broker's settings.
+                let existing = (Self.value(at: leaf.path, in: tree) as? [String: Any] ?? [:]).mapValues { "\($0)" }
+                converted = existing.merging(object) { _, variable in variable }
             default:
                 converted = raw
             }
@@ -215,6 +218,12 @@ struct ConfigLoader {
             out += ch.uppercased()
         }
         return out
+    }
+
+    private static func value(at path: [String], in tree: [String: Any]) -> Any? {
+        guard let first = path.first else { return nil }
+        if path.count == 1 { return tree[first] }
+        return (tree[first] as? [String: Any]).flatMap { value(at: Array(path.dropFirst()), in: $0) }
     }
 
     private static func setValue(_ value: Any, at path: [String], in tree: inout [String: Any]) {
