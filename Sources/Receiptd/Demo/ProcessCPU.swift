@@ -10,9 +10,10 @@ func processCPUSeconds() -> Double {
 }
 
 /// Minor page faults so far in this process: each is a first touch of a page (a fresh heap page,
-/// a growing buffer). On a virtual machine that hands freed memory back to its host, as this one
-/// does, one costs 2 to 10 µs (docs/benchmarks.md, session 20), so the benches report them next to
-/// CPU: a stage's figure that moved with its faults moved with the machine's memory, not its code.
+/// a growing buffer). On a virtual machine that hands freed memory back to its host, as the one the
+/// benchmarks were measured on does, one costs 2 to 10 µs (docs/benchmarks.md, session 20), so the
+/// benches report them next to CPU: a figure that moved with its faults moved with the machine's
+/// memory, not with the code.
 func processMinorFaults() -> Int {
     var usage = rusage()
     guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
