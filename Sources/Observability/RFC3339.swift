@@ -27,7 +27,8 @@ public enum RFC3339 {
         return string.withUTF8 { date(fromUTF8: $0) }
     }
 
-    private static func date(fromUTF8 b: UnsafeBufferPointer<UInt8>) -> Date? {
+    /// ``date(from:)`` of a string's UTF-8 bytes.
+    public static func date(fromUTF8 b: UnsafeBufferPointer<UInt8>) -> Date? {
         func num(_ from: Int, _ count: Int) -> Int64? {
             guard from + count <= b.count else { return nil }
             var v: Int64 = 0

@@ -97,6 +97,16 @@ import Testing
         for type in types { #expect(type is any ContractReadable.Type, "\(type)") }
     }
 
+    /// What the stages write, they read over a tape, not a parsed tree (``JSONTape`` leaves no
+    /// member name of theirs to the parser).
+    @Test func theStageInputsAreReadOverATape() throws {
+        let inputs: [any Encodable] = [Self.ingested, Self.verified, Self.ownerUpdate, Self.sparseVerified, Self.sparseOwnerUpdate]
+        for input in inputs {
+            let bytes = try ContractCoding.encode(input)
+            #expect(JSONTape(bytes, maxDepth: ContractJSONDecoder.maxDepth) != nil, "\(type(of: input))")
+        }
+    }
+
     static func expectEqualValues<T: Codable & Equatable>(_ value: T) throws {
         let bytes = try ContractCoding.encode(value)
         let readable = try #require(T.self as? any ContractReadable.Type)

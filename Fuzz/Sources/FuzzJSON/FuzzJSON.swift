@@ -9,8 +9,12 @@ import FuzzSupport
 ///
 /// Invariants: a rejection is `invalid-json`, `duplicate-json-member` or `json-too-deep` with a
 /// detail; whatever the strict parser accepts, Foundation's `JSONSerialization` accepts too (the
-/// strict parser only ever narrows RFC 8259).
+/// strict parser only ever narrows RFC 8259); the contracts' tape (`JSONTape`) accepts nothing
+/// the parser refuses and reads what it accepts as the parser's tree.
 let target = FuzzTarget(name: "FuzzJSON", seeds: jsonSeeds) { input in
+    if let disagreement = FuzzingEntryPoints.tapeDisagreement(input, maxDepth: 16) {
+        fuzzCheck(false, "\(disagreement): \(String(decoding: input.prefix(200), as: UTF8.self))")
+    }
     if let error = FuzzingEntryPoints.parseStrictJSON(input, maxDepth: 16) {
         fuzzCheck(allowedReasons.contains(error.reason), "unexpected reason \(error.reason)")
         fuzzCheck(!error.detail.isEmpty, "rejection without detail")

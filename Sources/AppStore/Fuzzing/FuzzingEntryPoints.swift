@@ -19,6 +19,16 @@
         }
     }
 
+    /// Checks the tape (``JSONTape``, the contracts' fast path) against the strict parser on the
+    /// same bytes. - Returns: nil when they agree (or the tape leaves the bytes to the parser),
+    /// else what differs.
+    public static func tapeDisagreement(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) -> String? {
+        let parsed = try? JSONParser.parse(bytes, maxDepth: maxDepth)
+        guard let tape = JSONTape(Array(bytes), maxDepth: maxDepth) else { return nil }
+        guard let parsed else { return "the tape accepted what the parser refuses" }
+        return tape.value(at: tape.root) == parsed ? nil : "the tape reads a value the parser does not"
+    }
+
     /// Decodes canonical unpadded base64url, as JWS segments are decoded.
     /// - Parameter bytes: The encoded text.
     /// - Returns: The decoded bytes, or `nil` when the text is not canonical base64url.

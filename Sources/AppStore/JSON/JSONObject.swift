@@ -78,18 +78,22 @@ public struct JSONObject: Sendable, Equatable {
     @inline(__always)
     static func tag(of name: String) -> UInt64 {
         var name = name
-        return name.withUTF8 { bytes in
-            let count = bytes.count
-            guard let base = bytes.baseAddress else { return 0 }
-            let raw = UnsafeRawPointer(base)
-            var head: UInt64 = 0, tail: UInt64 = 0
-            if count >= 8 {
-                head = raw.loadUnaligned(as: UInt64.self)
-                tail = raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
-            } else {
-                for offset in 0..<count { head |= UInt64(base[offset]) << (8 * UInt64(offset)) }
-            }
-            return (head &* 0x9E37_79B9_7F4A_7C15) ^ (tail &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(count)
+        return name.withUTF8 { tag(ofUTF8: $0) }
+    }
+
+    /// ``tag(of:)`` of a name's UTF-8 bytes (``JSONTape`` compares names in place).
+    @inline(__always)
+    static func tag(ofUTF8 bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        let count = bytes.count
+        guard let base = bytes.baseAddress else { return 0 }
+        let raw = UnsafeRawPointer(base)
+        var head: UInt64 = 0, tail: UInt64 = 0
+        if count >= 8 {
+            head = raw.loadUnaligned(as: UInt64.self)
+            tail = raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        } else {
+            for offset in 0..<count { head |= UInt64(base[offset]) << (8 * UInt64(offset)) }
         }
+        return (head &* 0x9E37_79B9_7F4A_7C15) ^ (tail &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(count)
     }
 }

@@ -8,11 +8,11 @@
 /// - strings must be valid UTF-8 without raw control characters; `\u` escapes must not form lone surrogates;
 /// - numbers follow the RFC grammar exactly (no leading zeros, `+`, or bare `.`); integers are exact `Int64`.
 public struct JSONParser {
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private let maxDepth: Int
-    private var index = 0
+    let bytes: UnsafeBufferPointer<UInt8>
+    let maxDepth: Int
+    var index = 0
 
-    private init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
         self.maxDepth = maxDepth
     }
@@ -40,11 +40,11 @@ public struct JSONParser {
         return try result.get()
     }
 
-    private func failure(_ detail: String) -> VerificationError {
+    func failure(_ detail: String) -> VerificationError {
         VerificationError(.invalidJSON, "\(detail) at byte \(index)")
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -80,7 +80,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func expectLiteral(_ literal: StaticString) throws(VerificationError) {
+    mutating func expectLiteral(_ literal: StaticString) throws(VerificationError) {
         let count = literal.utf8CodeUnitCount
         guard bytes.count - index >= count else { throw failure("invalid literal") }
         let base = literal.utf8Start
@@ -146,6 +146,22 @@ public struct JSONParser {
     }
 
     private mutating func parseString() throws(VerificationError) -> String {
+        switch try scanString() {
+        case .ascii(let range): String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        case .decoded(let string): string
+        }
+    }
+
+    /// A string's content: where its bytes lie when they are plain ASCII (no escapes), else the
+    /// decoded (unescaped, UTF-8-validated) string.
+    enum ScannedString {
+        case ascii(Range<Int>)
+        case decoded(String)
+    }
+
+    /// Scans the string at `index` (its opening quote) and moves past its closing quote, checking
+    /// it as ``parse(_:maxDepth:)`` does, without building a `String` for plain ASCII content.
+    mutating func scanString() throws(VerificationError) -> ScannedString {
         index += 1  // opening quote
         let start = index
         var asciiOnly = true
@@ -154,13 +170,15 @@ public struct JSONParser {
             guard index < bytes.count else { break }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                let range = start..<index
                 index += 1
-                if asciiOnly { return String(decoding: slice, as: UTF8.self) }
-                guard let string = String(validating: slice, as: UTF8.self) else { throw failure("invalid UTF-8 in string") }
-                return string
+                if asciiOnly { return .ascii(range) }
+                guard let string = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) else {
+                    throw failure("invalid UTF-8 in string")
+                }
+                return .decoded(string)
             }
-            if byte == UInt8(ascii: "\\") { return try parseEscapedString(from: start) }
+            if byte == UInt8(ascii: "\\") { return .decoded(try parseEscapedString(from: start)) }
             if byte < 0x20 { throw failure("unescaped control character in string") }
             if byte >= 0x80 { asciiOnly = false }
             index += 1
@@ -254,7 +272,7 @@ public struct JSONParser {
         return value
     }
 
-    private mutating func parseNumber() throws(VerificationError) -> JSONValue {
+    mutating func parseNumber() throws(VerificationError) -> JSONValue {
         let start = index
         let negative = bytes[index] == UInt8(ascii: "-")
         if negative { index += 1 }

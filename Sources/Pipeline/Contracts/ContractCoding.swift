@@ -71,7 +71,13 @@ public enum ContractCoding {
     /// `10000-01-01T00:00:00Z`, which no reader accepts, so a message ingest accepted could not be
     /// decoded by the next stage.
     public static func date(from string: String) -> Date? {
-        guard let date = RFC3339.date(from: string),
+        var string = string
+        return string.withUTF8(date(fromUTF8:))
+    }
+
+    /// ``date(from:)`` of a string's UTF-8 bytes.
+    static func date(fromUTF8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard let date = RFC3339.date(fromUTF8: bytes),
               writableMilliseconds.contains((date.timeIntervalSince1970 * 1000).rounded()) else { return nil }
         return date
     }

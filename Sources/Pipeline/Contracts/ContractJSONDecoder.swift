@@ -16,9 +16,14 @@ struct ContractJSONDecoder {
         try ValueDecoder(try parse(bytes), codingPath: []).decode(type)
     }
 
-    /// Reads through the type's ``ContractReadable`` conformance: same parse, no containers.
+    /// Reads through the type's ``ContractReadable`` conformance, no containers: over a
+    /// ``JSONTape`` of the bytes, or over the parsed tree where the tape leaves the bytes to the
+    /// parser (which then also gives the error of a document that is not JSON).
     static func read<T: ContractReadable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-        try T.read(try parse(bytes), codingPath: [])
+        if let tape = JSONTape(bytes, maxDepth: maxDepth) {
+            return try T(reading: ContractReader(tape, at: tape.root, codingPath: []))
+        }
+        return try T.read(try parse(bytes), codingPath: [])
     }
 
     /// Parses the document; anything but strict JSON is `dataCorrupted` at the root.

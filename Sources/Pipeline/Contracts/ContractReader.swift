@@ -8,15 +8,30 @@ import Foundation
 /// `dataCorrupted`; `…IfPresent` reads treat absent and `null` alike; unknown members are ignored.
 ///
 /// Coding paths (and their arrays) are built only when an error is thrown or an object nests, so
-/// a well-formed record reads without allocating beyond its own values.
+/// a well-formed record reads without allocating beyond its own values. Over a ``JSONTape`` a
+/// member is found in the document's bytes, only the values read become values, and timestamps
+/// are parsed from the bytes without a `String`.
 struct ContractReader {
-    let object: JSONObject
+    /// Where the object's members are: a parsed tree, or a tape (the fast path, ``JSONTape``).
+    private enum Source {
+        case tree(JSONObject)
+        case tape(JSONTape, object: Int)
+    }
+
+    private let source: Source
     let codingPath: [any CodingKey]
 
     /// Opens `value` as an object, as `Decoder.container(keyedBy:)` does.
     init(_ value: JSONValue, codingPath: [any CodingKey]) throws {
         guard case .object(let object) = value else { throw Self.mismatch([String: Any].self, value, codingPath) }
-        self.object = object
+        self.source = .tree(object)
+        self.codingPath = codingPath
+    }
+
+    /// Opens the tape's value at `position` as an object.
+    init(_ tape: JSONTape, at position: Int, codingPath: [any CodingKey]) throws {
+        guard tape.isObject(at: position) else { throw Self.mismatch([String: Any].self, tape.value(at: position), codingPath) }
+        self.source = .tape(tape, object: position)
         self.codingPath = codingPath
     }
 
@@ -45,14 +60,23 @@ struct ContractReader {
 
     @inline(__always)
     private func member(_ key: ContractKey) throws -> JSONValue {
-        guard let value = object[key.stringValue] else { throw missing(key) }
+        guard let value = lookup(key) else { throw missing(key) }
         return value
     }
 
-    /// The member, or nil when absent or `null` (the standard `decodeIfPresent`).
+    /// The member value, or nil when absent.
+    @inline(__always)
+    private func lookup(_ key: ContractKey) -> JSONValue? {
+        switch source {
+        case .tree(let object): object[key.stringValue]
+        case .tape(let tape, let object): tape.member(key.stringValue, ofObjectAt: object).map { tape.value(at: $0) }
+        }
+    }
+
+    /// The member value, or nil when absent or `null` (the standard `decodeIfPresent`).
     @inline(__always)
     private func presentMember(_ key: ContractKey) -> JSONValue? {
-        switch object[key.stringValue] {
+        switch lookup(key) {
         case .none, .some(.null): nil
         case .some(let value): value
         }
@@ -125,17 +149,30 @@ struct ContractReader {
 
     /// A required contract timestamp (`decodeTimestamp(forKey:)`).
     func timestamp(_ key: ContractKey) throws -> Date {
-        try date(try string(key), key)
+        if case .tape(let tape, let object) = source, let position = tape.member(key.stringValue, ofObjectAt: object),
+           let parsed = tape.withUTF8(ofStringAt: position, ContractCoding.date(fromUTF8:)) {
+            return try self.date(parsed, key)
+        }
+        return try date(try string(key), key)
     }
 
     /// An optional contract timestamp (`decodeTimestampIfPresent(forKey:)`).
     func timestampIfPresent(_ key: ContractKey) throws -> Date? {
+        if case .tape(let tape, let object) = source, let position = tape.member(key.stringValue, ofObjectAt: object),
+           let parsed = tape.withUTF8(ofStringAt: position, ContractCoding.date(fromUTF8:)) {
+            return try self.date(parsed, key)
+        }
         guard let text = try stringIfPresent(key) else { return nil }
         return try date(text, key)
     }
 
     private func date(_ text: String, _ key: ContractKey) throws -> Date {
-        guard let date = ContractCoding.date(from: text) else { throw corrupted(key, "not an RFC 3339 timestamp") }
+        try date(ContractCoding.date(from: text), key)
+    }
+
+    /// The parsed instant, or the error of a string that is not a contract timestamp.
+    private func date(_ date: Date?, _ key: ContractKey) throws -> Date {
+        guard let date else { throw corrupted(key, "not an RFC 3339 timestamp") }
         return date
     }
 
@@ -151,11 +188,19 @@ struct ContractReader {
 
     /// A required nested contract object.
     func nested<Value: ContractReadable>(_ type: Value.Type, _ key: ContractKey) throws -> Value {
-        try Value.read(try member(key), codingPath: codingPath + [key])
+        if case .tape(let tape, let object) = source {
+            guard let position = tape.member(key.stringValue, ofObjectAt: object) else { throw missing(key) }
+            return try Value(reading: ContractReader(tape, at: position, codingPath: codingPath + [key]))
+        }
+        return try Value.read(try member(key), codingPath: codingPath + [key])
     }
 
     /// An optional nested contract object (absent or `null` gives nil).
     func nestedIfPresent<Value: ContractReadable>(_ type: Value.Type, _ key: ContractKey) throws -> Value? {
+        if case .tape(let tape, let object) = source {
+            guard let position = tape.member(key.stringValue, ofObjectAt: object), !tape.isNull(at: position) else { return nil }
+            return try Value(reading: ContractReader(tape, at: position, codingPath: codingPath + [key]))
+        }
         guard let value = presentMember(key) else { return nil }
         return try Value.read(value, codingPath: codingPath + [key])
     }
