@@ -11,6 +11,20 @@ public struct TopicPartition: Hashable, Sendable, Comparable, CustomStringConver
         self.partition = partition
     }
 
+    /// Hashes the partition with the topic's length and last eight bytes, not the whole name: the
+    /// runner and the sources look partitions up several times per record, and the topics one
+    /// worker reads differ in their ends (`….retry.1`, `….retry.2`); equality still compares names.
+    public func hash(into hasher: inout Hasher) {
+        var topic = topic
+        let tail = topic.withUTF8 { bytes -> UInt64 in
+            var tail: UInt64 = 0
+            for byte in bytes.suffix(8) { tail = tail << 8 | UInt64(byte) }
+            return tail ^ UInt64(bytes.count) << 56
+        }
+        hasher.combine(tail)
+        hasher.combine(partition)
+    }
+
     public static func < (lhs: TopicPartition, rhs: TopicPartition) -> Bool {
         (lhs.topic, lhs.partition) < (rhs.topic, rhs.partition)
     }
