@@ -110,15 +110,7 @@ public struct JSONParser {
             guard object.insertUnique(name, value) else {
                 throw VerificationError(.duplicateJSONMember, "member \"\(name.prefix(64))\" appears more than once")
             }
-            skipWhitespace()
-            guard index < bytes.count else { throw failure("unterminated object") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            guard bytes[index] == UInt8(ascii: "}") else { throw failure("expected ',' or '}'") }
-            index += 1
-            return object
+            guard try another(in: .object) else { return object }
         }
     }
 
@@ -133,16 +125,31 @@ public struct JSONParser {
         while true {
             skipWhitespace()
             elements.append(try parseValue(depth: depth))
-            skipWhitespace()
-            guard index < bytes.count else { throw failure("unterminated array") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            guard bytes[index] == UInt8(ascii: "]") else { throw failure("expected ',' or ']'") }
-            index += 1
-            return elements
+            guard try another(in: .array) else { return elements }
         }
+    }
+
+    /// The two containers, for the separator checks they share.
+    enum Container {
+        case object, array
+
+        var closing: UInt8 { self == .object ? UInt8(ascii: "}") : UInt8(ascii: "]") }
+    }
+
+    /// After a member or element: moves past the `,` before another (true) or past the closing
+    /// bracket (false).
+    mutating func another(in container: Container) throws(VerificationError) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw failure(container == .object ? "unterminated object" : "unterminated array") }
+        if bytes[index] == UInt8(ascii: ",") {
+            index += 1
+            return true
+        }
+        guard bytes[index] == container.closing else {
+            throw failure(container == .object ? "expected ',' or '}'" : "expected ',' or ']'")
+        }
+        index += 1
+        return false
     }
 
     private mutating func parseString() throws(VerificationError) -> String {

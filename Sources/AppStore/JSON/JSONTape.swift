@@ -248,15 +248,7 @@ extension JSONParser {
                 skipWhitespace()
                 try tapeValue(depth: depth, &tape)
                 count += 1
-                skipWhitespace()
-                guard index < bytes.count else { throw failure("unterminated object") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                guard bytes[index] == UInt8(ascii: "}") else { throw failure("expected ',' or '}'") }
-                index += 1
-                break
+                guard try another(in: .object) else { break }
             }
         }
         tape.entries[header].bits = UInt64(tape.members.count)
@@ -279,15 +271,7 @@ extension JSONParser {
                 skipWhitespace()
                 try tapeValue(depth: depth, &tape)
                 count += 1
-                skipWhitespace()
-                guard index < bytes.count else { throw failure("unterminated array") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                guard bytes[index] == UInt8(ascii: "]") else { throw failure("expected ',' or ']'") }
-                index += 1
-                break
+                guard try another(in: .array) else { break }
             }
         }
         tape.entries[header].first = Int32(truncatingIfNeeded: tape.entries.count)
