@@ -10,8 +10,8 @@
 /// either gives the tree or throws the parser's error.
 public struct JSONTape: Sendable {
     struct Entry: Sendable {
-        /// object: where its members start in `members`; integer: its `Int64` bits; number: its
-        /// `Double` bits; other kinds: 0.
+        /// object: where its members start in `members`; name: its tag; integer: its `Int64`
+        /// bits; number: its `Double` bits; other kinds: 0.
         var bits: UInt64
         /// object, array: the position after the container's last entry; name, ASCII string:
         /// the first byte; decoded string: its index in `strings`.
@@ -148,7 +148,10 @@ public struct JSONTape: Sendable {
 
     /// The position after the value at `position` (and after all of a container's entries).
     @inline(__always)
-    private func next(after position: Int) -> Int {
+    private func next(after position: Int) -> Int { Self.position(after: position, in: entries) }
+
+    @inline(__always)
+    static func position(after position: Int, in entries: [Entry]) -> Int {
         switch entries[position].kind {
         case .object, .array: Int(entries[position].first)
         default: position + 1
@@ -162,14 +165,16 @@ extension JSONParser {
         var entries: [JSONTape.Entry] = []
         var strings: [String] = []
         var members: [JSONTape.Member] = []
-        /// The members of the objects being recorded, innermost last (moved to `members` when
-        /// their object ends).
-        var names: [JSONTape.Member] = []
 
         init() {
             entries.reserveCapacity(48)
             members.reserveCapacity(32)
-            names.reserveCapacity(24)
+        }
+
+        /// The positions of the names of the object whose header is at `header`, `count` of them
+        /// (its nested containers must be complete).
+        func names(ofObjectAt header: Int, count: Int) -> some Sequence<Int> {
+            sequence(first: header + 1) { JSONTape.position(after: $0 + 1, in: entries) }.prefix(count)
         }
 
         mutating func append(_ kind: JSONTape.Kind, bits: UInt64 = 0, first: Int = 0, second: Int = 0) {
@@ -223,7 +228,6 @@ extension JSONParser {
         index += 1  // {
         let header = tape.entries.count
         tape.append(.object)
-        let firstName = tape.names.count
         var count = 0
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
@@ -234,14 +238,13 @@ extension JSONParser {
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a member name") }
                 guard case .ascii(let range) = try scanString(), count < JSONObject.indexThreshold else { throw leftToParser }
                 let tag = JSONObject.tag(ofUTF8: UnsafeBufferPointer(rebasing: bytes[range]))
-                for member in tape.names[firstName...] where member.tag == tag {
-                    let other = Int(tape.entries[member.name].first)..<Int(tape.entries[member.name].second)
+                for name in tape.names(ofObjectAt: header, count: count) where tape.entries[name].bits == tag {
+                    let other = Int(tape.entries[name].first)..<Int(tape.entries[name].second)
                     if JSONTape.equal(UnsafeBufferPointer(rebasing: bytes[other]), UnsafeBufferPointer(rebasing: bytes[range])) {
                         throw VerificationError(.duplicateJSONMember, "a member appears more than once")
                     }
                 }
-                tape.names.append(JSONTape.Member(tag: tag, name: tape.entries.count))
-                tape.append(.name, first: range.lowerBound, second: range.upperBound)
+                tape.append(.name, bits: tag, first: range.lowerBound, second: range.upperBound)
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':'") }
                 index += 1
@@ -252,8 +255,9 @@ extension JSONParser {
             }
         }
         tape.entries[header].bits = UInt64(tape.members.count)
-        tape.members.append(contentsOf: tape.names[firstName...])
-        tape.names.removeSubrange(firstName...)
+        for name in tape.names(ofObjectAt: header, count: count) {
+            tape.members.append(JSONTape.Member(tag: tape.entries[name].bits, name: name))
+        }
         tape.entries[header].first = Int32(truncatingIfNeeded: tape.entries.count)
         tape.entries[header].second = Int32(truncatingIfNeeded: count)
     }

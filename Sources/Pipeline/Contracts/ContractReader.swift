@@ -149,21 +149,29 @@ struct ContractReader {
 
     /// A required contract timestamp (`decodeTimestamp(forKey:)`).
     func timestamp(_ key: ContractKey) throws -> Date {
-        if case .tape(let tape, let object) = source, let position = tape.member(key.stringValue, ofObjectAt: object),
-           let parsed = tape.withUTF8(ofStringAt: position, ContractCoding.date(fromUTF8:)) {
-            return try self.date(parsed, key)
+        if case .tape(let tape, let object) = source {
+            guard let position = tape.member(key.stringValue, ofObjectAt: object) else { throw missing(key) }
+            return try date(at: position, in: tape, key)
         }
         return try date(try string(key), key)
     }
 
     /// An optional contract timestamp (`decodeTimestampIfPresent(forKey:)`).
     func timestampIfPresent(_ key: ContractKey) throws -> Date? {
-        if case .tape(let tape, let object) = source, let position = tape.member(key.stringValue, ofObjectAt: object),
-           let parsed = tape.withUTF8(ofStringAt: position, ContractCoding.date(fromUTF8:)) {
-            return try self.date(parsed, key)
+        if case .tape(let tape, let object) = source {
+            guard let position = tape.member(key.stringValue, ofObjectAt: object), !tape.isNull(at: position) else { return nil }
+            return try date(at: position, in: tape, key)
         }
         guard let text = try stringIfPresent(key) else { return nil }
         return try date(text, key)
+    }
+
+    /// The timestamp at a tape position, parsed from the document's bytes (no `String` built).
+    private func date(at position: Int, in tape: JSONTape, _ key: ContractKey) throws -> Date {
+        guard let parsed = tape.withUTF8(ofStringAt: position, ContractCoding.date(fromUTF8:)) else {
+            throw mismatch(String.self, tape.value(at: position), key)
+        }
+        return try date(parsed, key)
     }
 
     private func date(_ text: String, _ key: ContractKey) throws -> Date {
