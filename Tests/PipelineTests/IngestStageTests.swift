@@ -28,6 +28,23 @@ import Testing
         #expect(submission.recordKey == "com.example.game/user-1")
     }
 
+    /// The documents the tape leaves to the parser (escaped or non-ASCII member names, wide
+    /// objects) read as the plain one does, and refuse alike.
+    @Test func submissionsTheTapeLeavesToTheParserReadTheSame() throws {
+        let plain = try accepted(Fixtures.submission())
+        let text = String(decoding: Fixtures.submission(), as: UTF8.self)
+        let escaped = text.replacingOccurrences(of: #""schema""#, with: #""\u0073chema""#)
+        let foreign = text.replacingOccurrences(of: "{", with: "{\"ünknown\":1,")
+        let wide = text.replacingOccurrences(of: "{", with: "{" + (0..<30).map { "\"extra\($0)\":\($0)," }.joined())
+        for variant in [escaped, foreign, wide] {
+            #expect(try accepted(Array(variant.utf8)) == plain, "\(variant.prefix(80))")
+        }
+        let duplicated = text.replacingOccurrences(of: "{", with: #"{"\u0062undleId":"x","#)
+        #expect(rejection(Array(duplicated.utf8))?.reason == .invalidJSON)
+        #expect(rejection(Array("[1]".utf8))?.detail == "record value is a JSON array, not an object")
+        #expect(rejection(Array("[1,".utf8))?.reason == .invalidJSON)
+    }
+
     @Test func appReceiptIsAccepted() throws {
         let receipt = Data((0..<90).map { UInt8($0) }).base64EncodedString()
         let submission = try accepted(Fixtures.submission(["kind": "appReceipt", "payload": receipt]))

@@ -12,13 +12,8 @@ import Foundation
 /// member is found in the document's bytes, only the values read become values, and timestamps
 /// are parsed from the bytes without a `String`.
 struct ContractReader {
-    /// Where the object's members are: a parsed tree, or a tape (the fast path, ``JSONTape``).
-    private enum Source {
-        case tree(JSONObject)
-        case tape(JSONTape, object: Int)
-    }
-
-    private let source: Source
+    /// Where the object's members are: on a tape (the fast path, ``JSONTape``) or a parsed tree.
+    private let source: JSONMembers
     let codingPath: [any CodingKey]
 
     /// Opens `value` as an object, as `Decoder.container(keyedBy:)` does.
@@ -66,12 +61,7 @@ struct ContractReader {
 
     /// The member value, or nil when absent.
     @inline(__always)
-    private func lookup(_ key: ContractKey) -> JSONValue? {
-        switch source {
-        case .tree(let object): object[key.stringValue]
-        case .tape(let tape, let object): tape.member(key.stringValue, ofObjectAt: object).map { tape.value(at: $0) }
-        }
-    }
+    private func lookup(_ key: ContractKey) -> JSONValue? { source[key.stringValue] }
 
     /// The member value, or nil when absent or `null` (the standard `decodeIfPresent`).
     @inline(__always)

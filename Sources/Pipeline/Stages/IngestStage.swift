@@ -74,16 +74,19 @@ public struct IngestStage: Stage {
         guard !bytes.isEmpty else {
             throw Rejection(reason: .invalidJSON, detail: "record value is empty (a Kafka null value or zero bytes)")
         }
-        let value: JSONValue
+        // Read over a tape (no tree of values; only the members read become values).
+        let read: Result<JSONMembers, JSONMembers.NotAnObject>
         do {
-            value = try JSONParser.parse(bytes, maxDepth: Self.maxJSONDepth)
+            read = try JSONMembers.read(bytes, maxDepth: Self.maxJSONDepth)
         } catch {
             throw Rejection(reason: .invalidJSON, detail: "record value is not valid JSON: \(error.detail)")
         }
-        guard case .object(let parsed) = value else {
-            throw Rejection(reason: .invalidJSON, detail: "record value is a JSON \(value.typeName), not an object")
+        let object: JSONMembers
+        switch read {
+        case .success(let members): object = members
+        case .failure(let other):
+            throw Rejection(reason: .invalidJSON, detail: "record value is a JSON \(other.value.typeName), not an object")
         }
-        let object = parsed
         var fields = FieldReader(object: object, configuration: configuration)
 
         guard case .string(let schema)? = object["schema"], schema == ReceiptSubmitted.schema else {
@@ -171,7 +174,7 @@ public struct IngestStage: Stage {
     /// What a rejection can report before the fields are checked in order: each id that already
     /// passes its own check below, so a record rejected for its schema or a later field still
     /// names its submission and user. Built only for a rejection.
-    fileprivate static func knownSubject(_ object: JSONObject, configuration: IngestConfiguration) -> SubmissionSubject {
+    fileprivate static func knownSubject(_ object: JSONMembers, configuration: IngestConfiguration) -> SubmissionSubject {
         var subject = SubmissionSubject()
         if case .string(let id)? = object["submissionId"], !id.isEmpty, id.count <= configuration.maxSubmissionIdLength,
            id.utf8.allSatisfy(isSubmissionIdByte) {
@@ -216,7 +219,7 @@ public struct IngestStage: Stage {
 
 /// Reads required string fields of a submission, building up the subject as it goes.
 private struct FieldReader {
-    let object: JSONObject
+    let object: JSONMembers
     let configuration: IngestConfiguration
     var subject = SubmissionSubject()
 
