@@ -171,10 +171,30 @@ extension JSONParser {
             members.reserveCapacity(32)
         }
 
-        /// The positions of the names of the object whose header is at `header`, `count` of them
-        /// (its nested containers must be complete).
-        func names(ofObjectAt header: Int, count: Int) -> some Sequence<Int> {
-            sequence(first: header + 1) { JSONTape.position(after: $0 + 1, in: entries) }.prefix(count)
+        /// Whether the object whose header is at `header`, with `count` members so far, has a
+        /// member named by the bytes `name` (with `tag`).
+        func hasMember(_ name: UnsafeBufferPointer<UInt8>, tag: UInt64, ofObjectAt header: Int, count: Int,
+                       in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            var position = header + 1
+            for _ in 0..<count {
+                let entry = entries[position]
+                if entry.bits == tag,
+                   JSONTape.equal(UnsafeBufferPointer(rebasing: bytes[Int(entry.first)..<Int(entry.second)]), name) {
+                    return true
+                }
+                position = JSONTape.position(after: position + 1, in: entries)
+            }
+            return false
+        }
+
+        /// Lists the members of the complete object at `header` in `members`, and records where.
+        mutating func listMembers(ofObjectAt header: Int, count: Int) {
+            entries[header].bits = UInt64(members.count)
+            var position = header + 1
+            for _ in 0..<count {
+                members.append(JSONTape.Member(tag: entries[position].bits, name: position))
+                position = JSONTape.position(after: position + 1, in: entries)
+            }
         }
 
         mutating func append(_ kind: JSONTape.Kind, bits: UInt64 = 0, first: Int = 0, second: Int = 0) {
@@ -238,11 +258,8 @@ extension JSONParser {
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a member name") }
                 guard case .ascii(let range) = try scanString(), count < JSONObject.indexThreshold else { throw leftToParser }
                 let tag = JSONObject.tag(ofUTF8: UnsafeBufferPointer(rebasing: bytes[range]))
-                for name in tape.names(ofObjectAt: header, count: count) where tape.entries[name].bits == tag {
-                    let other = Int(tape.entries[name].first)..<Int(tape.entries[name].second)
-                    if JSONTape.equal(UnsafeBufferPointer(rebasing: bytes[other]), UnsafeBufferPointer(rebasing: bytes[range])) {
-                        throw VerificationError(.duplicateJSONMember, "a member appears more than once")
-                    }
+                if tape.hasMember(UnsafeBufferPointer(rebasing: bytes[range]), tag: tag, ofObjectAt: header, count: count, in: bytes) {
+                    throw VerificationError(.duplicateJSONMember, "a member appears more than once")
                 }
                 tape.append(.name, bits: tag, first: range.lowerBound, second: range.upperBound)
                 skipWhitespace()
@@ -254,10 +271,7 @@ extension JSONParser {
                 guard try another(in: .object) else { break }
             }
         }
-        tape.entries[header].bits = UInt64(tape.members.count)
-        for name in tape.names(ofObjectAt: header, count: count) {
-            tape.members.append(JSONTape.Member(tag: tape.entries[name].bits, name: name))
-        }
+        tape.listMembers(ofObjectAt: header, count: count)
         tape.entries[header].first = Int32(truncatingIfNeeded: tape.entries.count)
         tape.entries[header].second = Int32(truncatingIfNeeded: count)
     }
