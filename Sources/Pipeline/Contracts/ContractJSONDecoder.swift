@@ -16,14 +16,20 @@ struct ContractJSONDecoder {
         try ValueDecoder(try parse(bytes), codingPath: []).decode(type)
     }
 
-    /// Reads through the type's ``ContractReadable`` conformance, no containers: over a
-    /// ``JSONTape`` of the bytes, or over the parsed tree where the tape leaves the bytes to the
-    /// parser (which then also gives the error of a document that is not JSON).
+    /// Reads through the type's ``ContractReadable`` conformance, no containers, over the
+    /// document's ``JSONMembers`` (a tape, or the parsed tree where the tape leaves the bytes to
+    /// the parser, which then also gives the error of a document that is not JSON).
     static func read<T: ContractReadable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-        if let tape = JSONTape(bytes, maxDepth: maxDepth) {
-            return try T(reading: ContractReader(tape, at: tape.root, codingPath: []))
+        let read: Result<JSONMembers, JSONMembers.NotAnObject>
+        do {
+            read = try JSONMembers.read(bytes, maxDepth: maxDepth)
+        } catch {
+            throw notJSON(error)
         }
-        return try T.read(try parse(bytes), codingPath: [])
+        switch read {
+        case .success(let members): return try T(reading: ContractReader(members, codingPath: []))
+        case .failure(let other): throw ContractReader.mismatch([String: Any].self, other.value, [])
+        }
     }
 
     /// Parses the document; anything but strict JSON is `dataCorrupted` at the root.
@@ -31,8 +37,12 @@ struct ContractJSONDecoder {
         do {
             return try JSONParser.parse(bytes, maxDepth: maxDepth)
         } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not valid JSON: \(error.detail)"))
+            throw notJSON(error)
         }
+    }
+
+    private static func notJSON(_ error: VerificationError) -> DecodingError {
+        .dataCorrupted(.init(codingPath: [], debugDescription: "not valid JSON: \(error.detail)"))
     }
 }
 

@@ -23,6 +23,12 @@ struct ContractReader {
         self.codingPath = codingPath
     }
 
+    /// Reads an object's members, wherever the document was read.
+    init(_ members: JSONMembers, codingPath: [any CodingKey]) {
+        self.source = members
+        self.codingPath = codingPath
+    }
+
     /// Opens the tape's value at `position` as an object.
     init(_ tape: JSONTape, at position: Int, codingPath: [any CodingKey]) throws {
         guard tape.isObject(at: position) else { throw Self.mismatch([String: Any].self, tape.value(at: position), codingPath) }
