@@ -18,23 +18,24 @@ public struct InMemoryRecordSink: RecordSink {
     public func send(_ records: [OutboundRecord]) async throws {
         let injected = transport.state.withLock { $0.sendFailure }?(records)
         if let injected { throw injected }
-        for record in records {
-            if let partition = record.partition, !(0..<transport.partitionCount(of: record.topic)).contains(partition) {
-                throw UnknownPartitionError(description: "\(record.topic) has no partition \(partition)")
+        let now = transport.clock()
+        let written = transport.mutate { state -> Result<Int?, UnknownPartitionError> in
+            for record in records {
+                if let partition = record.partition,
+                   !(0..<(state.partitionCounts[record.topic] ?? state.defaultPartitionCount)).contains(partition) {
+                    return .failure(UnknownPartitionError(description: "\(record.topic) has no partition \(partition)"))
+                }
             }
-        }
-        let id = transport.mutate { state -> Int? in
-            let now = transport.clock()
             for record in records {
                 _ = InMemoryTransport.append(&state, topic: record.topic, key: record.key, value: record.value,
                                              headers: record.headers, partition: record.partition, timestamp: now)
             }
             state.sendCount += 1
-            guard state.holdingAcknowledgements else { return nil }
+            guard state.holdingAcknowledgements else { return .success(nil) }
             state.nextWaiterId += 1
-            return state.nextWaiterId
+            return .success(state.nextWaiterId)
         }
-        guard let id else { return }
+        guard let id = try written.get() else { return }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let outcome = transport.mutate { state -> Bool? in

@@ -18,14 +18,15 @@ public struct InMemoryRecordSource: RecordSource {
 
     public func storeOffsets(_ positions: [RecordPosition]) async -> [TopicPartition: any Error] {
         transport.mutate { state in
-            guard state.groups[group] != nil else { return }
+            // Taken out while it changes, as in `take()`: reading `groups[group]!` copies the group.
+            guard var member = state.groups.removeValue(forKey: group) else { return }
+            defer { state.groups[group] = member }
             for position in positions {
                 let tp = position.topicPartition
-                if let previous = state.groups[group]!.stored[tp], previous > position.offset {
+                if let previous = member.stored.updateValue(position.offset, forKey: tp), previous > position.offset {
                     preconditionFailure("offset for \(tp) went backwards: \(previous) -> \(position.offset)")
                 }
-                state.groups[group]!.stored[tp] = position.offset
-                state.groups[group]!.storedHistory[tp, default: []].append(position.offset)
+                member.storedHistory[tp, default: []].append(position.offset)
             }
         }
         return [:]
