@@ -13,6 +13,7 @@ struct BenchCommand: Command {
         usage: """
         receiptd bench verify [--count N] [--rounds N]
         receiptd bench appstore [--submissions N] [--max-in-flight N] [--latency-ms N] [--rounds N]
+        receiptd bench stages [--count N] [--only STAGE [--rounds N]]
         receiptd bench pipeline [--submissions N] [--workers N] [--max-in-flight N] [--metrics-port N]
         receiptd bench budget [--submissions N] [--workers N] [--budget N] [--window-seconds S]
 
@@ -38,7 +39,12 @@ struct BenchCommand: Command {
                      the same for a stage that only computes, whose records run in batches). A
                      pass over an eighth of the submissions runs first; exit 1 if a stage's CPU per record grows
                      more than 3x with 8x the records (a cost that grows with the state, as fulfil's once did).
-                     Lines: stages_receipts_per_second=<n>, last stages_verify_resubmitted_per_second=<n>
+                     Lines: stages_receipts_per_second=<n>, last stages_verify_resubmitted_per_second=<n>.
+                     --only ingest|verify|fulfil|owners|resubmitted|runner runs the stages before that one
+                     once, then that one --rounds times (default 5), each pass over all records on a fresh
+                     consumer group (verify with a fresh verified-JWS cache, so every JWS is verified; fulfil
+                     and owners with a fresh ledger). Last line: stage_cpu_us_per_record=<median>.
+                     scripts/bench-side-by-side runs two builds so at the same time, one core each
           pipeline   receipts per second end to end through ingest, verify, fulfil and owners worker
                      processes on the embedded broker (default 20000 genuine submissions after a warm-up),
                      with each worker's CPU and page faults per receipt and peak RSS and how busy the cores were.
@@ -64,12 +70,15 @@ struct BenchCommand: Command {
     var latency: Duration
     var metricsPort = 0
     var budget = AppStoreBudget(requests: 20, windowSeconds: 2)
+    /// `bench stages --only`: the one stage to measure, pass after pass.
+    var only: OneStage?
 
     init(arguments: [String]) throws {
         guard let first = arguments.first else { throw ValidationError("missing benchmark name: verify or pipeline") }
         let parser = try ArgumentParser(Array(arguments.dropFirst()), options: ["--count", "--rounds", "--submissions", "--workers",
                                                                                   "--max-in-flight", "--latency-ms",
-                                                                                  "--metrics-port", "--budget", "--window-seconds"])
+                                                                                  "--metrics-port", "--budget", "--window-seconds",
+                                                                                  "--only"])
         guard parser.positionals.isEmpty else { throw ValidationError("unexpected argument \(parser.positionals[0])") }
         switch first {
         case "verify": mode = .verify
@@ -79,7 +88,9 @@ struct BenchCommand: Command {
         case "budget": mode = .budget
         default: throw ValidationError("unknown benchmark '\(first)': verify, appstore or pipeline")
         }
-        count = try parser.integer(mode == .verify ? "--count" : "--submissions", in: 100...1_000_000) ?? 20_000
+        // `bench stages` takes either name (its documented commands say --count).
+        let countOption = mode == .verify || (mode == .stages && parser.option("--count") != nil) ? "--count" : "--submissions"
+        count = try parser.integer(countOption, in: 100...1_000_000) ?? 20_000
         rounds = try parser.integer("--rounds", in: 1...20) ?? 3
         workers = try parser.integer("--workers", in: 1...8) ?? 1
         maxInFlight = try parser.integer("--max-in-flight", in: 1...10_000) ?? ([.appstore, .pipeline].contains(mode) ? 4096 : 256)
@@ -87,6 +98,14 @@ struct BenchCommand: Command {
         metricsPort = try parser.integer("--metrics-port", in: 0...65_000) ?? 0
         if mode == .appstore, parser.option("--submissions") == nil { count = 40_000 }
         if mode == .appstore, parser.option("--rounds") == nil { rounds = 1 }
+        if let name = parser.option("--only") {
+            guard mode == .stages else { throw ValidationError("--only is for bench stages") }
+            guard let stage = OneStage(rawValue: name) else {
+                throw ValidationError("--only \(name): one of " + OneStage.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            only = stage
+            if parser.option("--rounds") == nil { rounds = 5 }
+        }
         if mode == .budget {
             if parser.option("--submissions") == nil { count = 300 }
             if parser.option("--workers") == nil { workers = 3 }
@@ -100,7 +119,9 @@ struct BenchCommand: Command {
         case .verify: return try benchVerify()
         case .pipeline: return try await benchPipeline()
         case .appstore: return try await benchAppStore()
-        case .stages: return try await benchStages()
+        case .stages:
+            if let only { return try await benchOneStage(only) }
+            return try await benchStages()
         case .budget: return try await benchBudget()
         }
     }
@@ -152,53 +173,23 @@ struct BenchCommand: Command {
     /// Runs the four stages (and verify again over the same JWS) over `count` fresh submissions on
     /// the in-memory transport. - Returns: nil (after saying why) when the outputs are not complete.
     private func measureStages(count: Int, report: Bool) async throws -> StagesMeasurement? {
-        let now = Date()
-        let pki = try TestPKI.generate(validFrom: now.addingTimeInterval(-86_400), validUntil: now.addingTimeInterval(86_400 * 30))
-        var generator = SubmissionGenerator(signer: pki.signer, forger: pki.signer, seed: 11)
-        let submissions = try (0..<count).map { _ in try generator.nextGenuine() }
-        var configuration = SignedDataVerifierConfiguration(trustAnchors: [pki.root])
-        configuration.environment = .any
-        // Room for every JWS, so the re-submission pass below measures hits only.
-        configuration.limits.verifiedCacheCapacity = max(count, 1)
-        let verifier = AppStoreSubmissionVerifier(verifier: try SignedDataVerifier(configuration: configuration))
-        let catalogue = try ProductCatalogue(contentsOfFile: PipelineHarness.cataloguePath())
-        let topics = Topics()
-        let transport = InMemoryTransport(defaultPartitionCount: 32)
-        for submission in submissions {
-            transport.produce(topic: topics.submitted, key: Array(submission.key.utf8), value: submission.value)
-        }
-        let runnerConfiguration = StageRunnerConfiguration(topics: topics, maxInFlight: 256)
-        let clock = ContinuousClock()
+        let bench = try StagesBench(count: count)
+        let verifier = try bench.verifier()
         var measurement = StagesMeasurement()
-        // The pass-through stage writes to a transport of its own: its outputs must not reach verify.
-        let plumbing = InMemoryTransport(defaultPartitionCount: 32)
-        for submission in submissions {
-            plumbing.produce(topic: topics.submitted, key: Array(submission.key.utf8), value: submission.value)
+        func stage<S: Stage>(_ stage: S, label: String = "\(S.name)", on other: InMemoryTransport? = nil) async throws -> Double {
+            let pass = try await bench.pass(stage, group: label, on: other)
+            measurement.cpuPerRecord.append((label, pass.cpuMicrosecondsPerRecord))
+            if report { printError(bench.line(label, pass)) }
+            return pass.seconds
         }
-        func stage<S: Stage>(_ stage: S, label: String = "\(S.name)", on transport: InMemoryTransport = transport) async throws -> Double {
-            let runner = StageRunner(stage: stage, source: transport.source(group: label, topics: [topics.input(of: S.name)],
-                                                                             finishWhenIdle: true),
-                                     sink: transport.sink, configuration: runnerConfiguration, logger: .disabled, metrics: MetricsRegistry())
-            let cpuBefore = processCPUSeconds()
-            let faultsBefore = processMinorFaults()
-            let elapsed = try await clock.measure { try await runner.run() }
-            let cpu = processCPUSeconds() - cpuBefore
-            let faults = Double(processMinorFaults() - faultsBefore) / Double(count)
-            let taken = elapsed / .seconds(1)
-            measurement.cpuPerRecord.append((label, cpu * 1e6 / Double(count)))
-            if report {
-                printError(String(format: "%@: %d records in %.2f s = %.0f/s, %.1f µs CPU per record, %.2f page faults per record",
-                                  label, count, taken, Double(count) / taken, cpu * 1e6 / Double(count), faults))
-            }
-            return taken
-        }
-        _ = try await stage(PassThroughStage(), label: "runner (pass-through)", on: plumbing)
-        _ = try await stage(ComputeOnlyPassThroughStage(), label: "runner (pass-through, batched)", on: plumbing)
+        _ = try await stage(PassThroughStage(), label: "runner (pass-through)", on: bench.plumbing)
+        _ = try await stage(ComputeOnlyPassThroughStage(), label: "runner (pass-through, batched)", on: bench.plumbing)
         measurement.seconds.append(try await stage(IngestStage()))
         measurement.seconds.append(try await stage(VerifyStage(verifier: verifier)))
-        measurement.seconds.append(try await stage(FulfilStage(catalogue: catalogue, ledger: KeyedStateStore(inMemoryCapacity: count + 1))))
+        measurement.seconds.append(try await stage(FulfilStage(catalogue: bench.catalogue,
+                                                               ledger: KeyedStateStore(inMemoryCapacity: count + 1))))
         measurement.seconds.append(try await stage(OwnersStage(store: KeyedStateStore(inMemoryCapacity: count + 1))))
-        let entitlements = transport.records(in: topics.entitlementsChanged).count
+        let entitlements = bench.transport.records(in: bench.topics.entitlementsChanged).count
         guard entitlements == count else {
             printError("bench stages: \(entitlements) entitlements for \(count) submissions")
             return nil
