@@ -44,7 +44,7 @@ struct BenchCommand: Command {
                      once, then that one --rounds times (default 5), each pass over all records on a fresh
                      consumer group (verify with a fresh verified-JWS cache, so every JWS is verified; fulfil
                      and owners with a fresh ledger). Last line: stage_cpu_us_per_record=<median>.
-                     scripts/bench-side-by-side runs two builds so at the same time, one core each
+                     scripts/bench-side-by-side runs it for two builds at the same time, one core each.
           pipeline   receipts per second end to end through ingest, verify, fulfil and owners worker
                      processes on the embedded broker (default 20000 genuine submissions after a warm-up),
                      with each worker's CPU and page faults per receipt and peak RSS and how busy the cores were.
