@@ -22,7 +22,7 @@ public final class InMemoryDeadLetterReader: DeadLetterReader {
         }
         let partitions = partition.map { [$0] } ?? Array(0..<count)
         let ranges = partitions.compactMap { p -> DeadLetterRange? in
-            let high = Int64(transport.records(in: topic, partition: p).count)
+            let high = transport.endOffset(of: topic, partition: p)
             let range = DeadLetterRange(partition: p, start: max(0, fromOffset ?? 0),
                                         end: min(high, toOffset.map { $0 + 1 } ?? high))
             return range.span > 0 ? range : nil
@@ -35,8 +35,9 @@ public final class InMemoryDeadLetterReader: DeadLetterReader {
         let ranges = opened.withLock { $0 }
         var records: [InboundRecord] = []
         for range in ranges {
-            let log = transport.records(in: topic, partition: range.partition)
-            records += log[Int(range.start)..<Int(range.end)]
+            records += transport.records(in: topic, partition: range.partition).filter {
+                range.start <= $0.offset && $0.offset < range.end
+            }
         }
         return AsyncThrowingStream { continuation in
             for record in records { continuation.yield(record) }

@@ -116,14 +116,18 @@ public struct InMemoryRecordSource: RecordSource {
             while records.count < Self.maxRecordsPerEvent, idleTurns < candidates.count {
                 let tp = candidates[group.nextPartitionIndex % candidates.count]  // the assignment may have shrunk
                 group.nextPartitionIndex = (group.nextPartitionIndex % candidates.count + 1) % candidates.count
-                let position = group.positions[tp] ?? 0
-                guard !group.paused.contains(tp), let log = state.logs[tp], position < Int64(log.count) else {
+                guard !group.paused.contains(tp), let log = state.logs[tp] else {
+                    idleTurns += 1
+                    continue
+                }
+                let position = max(group.positions[tp] ?? 0, log.start)  // deleted records are skipped
+                guard position < log.end else {
                     idleTurns += 1
                     continue
                 }
                 idleTurns = 0
                 group.positions[tp] = position + 1
-                var record = log[Int(position)]
+                var record = log.records[Int(position - log.start)]
                 record.epoch = group.epochs[tp] ?? .initial
                 records.append(record)
             }

@@ -41,10 +41,20 @@ public final class InMemoryTransport: Sendable {
         }
     }
 
+    /// One partition's records still kept, from `start` (its log start offset: 0 until
+    /// ``deleteRecords(in:)`` moves it, as Kafka's retention would).
+    struct PartitionLog {
+        var start: Int64 = 0
+        var records: [InboundRecord] = []
+
+        /// The offset the next record gets.
+        var end: Int64 { start + Int64(records.count) }
+    }
+
     struct State {
         var partitionCounts: [String: Int32]
         var defaultPartitionCount: Int32
-        var logs: [TopicPartition: [InboundRecord]] = [:]
+        var logs: [TopicPartition: PartitionLog] = [:]
         var productionOrder: [RecordPosition] = []
         var groups: [String: GroupState] = [:]
         var sendFailure: (@Sendable ([OutboundRecord]) -> (any Error)?)?
@@ -95,18 +105,51 @@ public final class InMemoryTransport: Sendable {
                 partition: partition)
     }
 
-    /// Every record of `topic`, in the order they were produced (across partitions).
+    /// Every record `topic` keeps, in the order they were produced (across partitions).
     public func records(in topic: String) -> [InboundRecord] {
         state.withLock { state in
             state.productionOrder.filter { $0.topicPartition.topic == topic }.map { position in
-                state.logs[position.topicPartition]![Int(position.offset)]
+                let log = state.logs[position.topicPartition]!
+                return log.records[Int(position.offset - log.start)]
             }
         }
     }
 
-    /// Every record of one partition, in offset order.
+    /// How many records `topic` keeps: what a benchmark checks between passes, without copying
+    /// them out as ``records(in:)`` does.
+    public func recordCount(in topic: String) -> Int {
+        state.withLock { state in
+            state.logs.reduce(0) { $1.key.topic == topic ? $0 + $1.value.records.count : $0 }
+        }
+    }
+
+    /// Every record one partition keeps, in offset order.
     public func records(in topic: String, partition: Int32) -> [InboundRecord] {
-        state.withLock { $0.logs[TopicPartition(topic: topic, partition: partition)] ?? [] }
+        state.withLock { $0.logs[TopicPartition(topic: topic, partition: partition)]?.records ?? [] }
+    }
+
+    /// The offset the next record of a partition gets (Kafka's high watermark).
+    public func endOffset(of topic: String, partition: Int32) -> Int64 {
+        state.withLock { $0.logs[TopicPartition(topic: topic, partition: partition)]?.end ?? 0 }
+    }
+
+    /// Deletes every record `topic` holds, as Kafka's `DeleteRecords` up to the high watermark
+    /// (or retention) would: offsets go on from where they were, and a consumer positioned before
+    /// the new log start resumes at it. The benchmarks drop topics they are done with, so a pass
+    /// reuses freed memory as a worker streaming records through does, instead of paying for
+    /// fresh pages for everything every earlier pass produced.
+    public func deleteRecords(in topic: String) {
+        mutate { state in
+            var index = state.logs.values.startIndex
+            while index != state.logs.values.endIndex {
+                if state.logs.keys[index].topic == topic {
+                    state.logs.values[index].start = state.logs.values[index].end
+                    state.logs.values[index].records = []
+                }
+                state.logs.values.formIndex(after: &index)
+            }
+            state.productionOrder.removeAll { $0.topicPartition.topic == topic }
+        }
     }
 
     /// The partition count of `topic`.
@@ -300,9 +343,10 @@ public final class InMemoryTransport: Sendable {
         let count = state.partitionCounts[topic] ?? state.defaultPartitionCount
         let chosen = partition ?? key.map { Int32(truncatingIfNeeded: fnv1a($0) % UInt64(count)) } ?? 0
         let tp = TopicPartition(topic: topic, partition: chosen)
-        let offset = Int64(state.logs[tp]?.count ?? 0)
-        state.logs[tp, default: []].append(InboundRecord(topic: topic, partition: chosen, offset: offset, key: key,
-                                                         value: value, headers: headers, timestamp: timestamp))
+        let offset = state.logs[tp]?.end ?? 0
+        state.logs[tp, default: PartitionLog()].records.append(
+            InboundRecord(topic: topic, partition: chosen, offset: offset, key: key, value: value, headers: headers,
+                          timestamp: timestamp))
         let position = RecordPosition(topicPartition: tp, offset: offset)
         state.productionOrder.append(position)
         return position

@@ -34,10 +34,18 @@ extension BenchCommand {
         case .fulfil: bench.topics.entitlementsChanged
         case .owners: bench.topics.entitlementState
         }
-        func produced() -> Int { output.map { bench.transport.records(in: $0).count } ?? 0 }
+        // What the measured passes read; everything else is deleted before each pass (StagesBench.deleteRecords).
+        let input = switch only {
+        case .runner, .ingest: bench.topics.submitted
+        case .verify, .resubmitted: bench.topics.ingested
+        case .fulfil: bench.topics.verified
+        case .owners: bench.topics.ownerUpdates
+        }
+        func produced() -> Int { output.map { bench.transport.recordCount(in: $0) } ?? 0 }
         var cpu: [Double] = []
         for round in 1...rounds {
             let label = "\(only.rawValue) round \(round)"
+            bench.deleteRecords(except: [input], on: only == .runner ? bench.plumbing : nil)
             let (producedBefore, hitsBefore) = (produced(), warmed.signedData.verifiedCacheStatistics.hits)
             let pass: StagesBench.Pass
             switch only {

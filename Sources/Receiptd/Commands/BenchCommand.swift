@@ -184,12 +184,18 @@ struct BenchCommand: Command {
         }
         _ = try await stage(PassThroughStage(), label: "runner (pass-through)", on: bench.plumbing)
         _ = try await stage(ComputeOnlyPassThroughStage(), label: "runner (pass-through, batched)", on: bench.plumbing)
+        // Between passes, what no later pass reads is deleted (StagesBench.deleteRecords).
+        let topics = bench.topics
+        bench.deleteRecords(except: [], on: bench.plumbing)
         measurement.seconds.append(try await stage(IngestStage()))
+        bench.deleteRecords(except: [topics.ingested])
         measurement.seconds.append(try await stage(VerifyStage(verifier: verifier)))
         measurement.seconds.append(try await stage(FulfilStage(catalogue: bench.catalogue,
                                                                ledger: KeyedStateStore(inMemoryCapacity: count + 1))))
+        bench.deleteRecords(except: [topics.ingested, topics.entitlementsChanged, topics.ownerUpdates])
         measurement.seconds.append(try await stage(OwnersStage(store: KeyedStateStore(inMemoryCapacity: count + 1))))
-        let entitlements = bench.transport.records(in: bench.topics.entitlementsChanged).count
+        bench.deleteRecords(except: [topics.ingested, topics.entitlementsChanged])
+        let entitlements = bench.transport.recordCount(in: bench.topics.entitlementsChanged)
         guard entitlements == count else {
             printError("bench stages: \(entitlements) entitlements for \(count) submissions")
             return nil

@@ -61,6 +61,16 @@ struct StagesBench {
                     faultsPerRecord: Double(processMinorFaults() - faultsBefore) / Double(count))
     }
 
+    /// Deletes the records of every topic on `transport` but `kept` (``InMemoryTransport/deleteRecords(in:)``):
+    /// what passes are done with goes, as a broker's retention would take it from a worker's
+    /// view, so the next pass reuses the freed memory instead of paying for fresh pages (about 1 in
+    /// 5 µs of fulfil's CPU when its outputs piled up round after round, docs/benchmarks.md).
+    func deleteRecords(except kept: [String], on other: InMemoryTransport? = nil) {
+        for topic in topics.allNames(retryTiers: 0) where !kept.contains(topic) {
+            (other ?? transport).deleteRecords(in: topic)
+        }
+    }
+
     /// The line a pass prints: `label: N records in S s = R/s, C µs CPU per record, F page faults per record`.
     func line(_ label: String, _ pass: Pass) -> String {
         String(format: "%@: %d records in %.2f s = %.0f/s, %.1f µs CPU per record, %.2f page faults per record",
