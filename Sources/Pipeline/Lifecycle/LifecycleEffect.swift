@@ -15,7 +15,7 @@ enum LifecycleEffect: Equatable {
     case informational
 
     /// The effect of a transaction, from its notification (if any).
-    init(_ transaction: VerifiedTransaction) {
+    init(_ transaction: borrowing VerifiedTransaction) {  // borrowed: an initializer's argument is otherwise copied in
         guard let source = transaction.notification else {
             self = .transactionUpdate
             return

@@ -102,7 +102,7 @@ extension StageRunner {
             return Prepared(item: item, scope: scope, outbound: [router.deadLetter(record, failure: failure, attempt: attempt, now: now)],
                             verdict: .deadLettered(.undecodable), started: started, logger: recordLogger)
         }
-        let subject = subject(of: input)
+        let subject = S.subject(of: input)
         let recordLogger = logger.with(lazy: {
             Self.metadata(topic: topic, partition: partition, offset: offset, attempt: attempt)
                 .merging(Self.metadata(for: subject)) { _, new in new }
@@ -279,19 +279,6 @@ extension StageRunner {
             logger.warning("transient failure; dead-lettering", metadata: metadata)
             return ([router.deadLetter(record, failure: failure, attempt: attempt, now: now)], .deadLettered(reason))
         }
-    }
-
-    /// The identifying fields of an input that describes a submission, else none. The type is
-    /// cast (once, ``describingInput``), not the value, which a cast would copy into an
-    /// existential box.
-    func subject(of input: S.Input) -> SubmissionSubject {
-        guard let describingInput else { return .unknown }
-        return Self.subject(of: input, as: describingInput)
-    }
-
-    /// `input`'s subject through its ``SubmissionDescribing`` conformance; `D` is `S.Input` itself.
-    private static func subject<D: SubmissionDescribing>(of input: S.Input, as _: D.Type) -> SubmissionSubject {
-        withUnsafePointer(to: input) { UnsafeRawPointer($0).assumingMemoryBound(to: D.self).pointee.subject }
     }
 
     /// Log metadata for a record's position and attempt.

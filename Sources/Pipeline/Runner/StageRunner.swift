@@ -81,8 +81,6 @@ public final class StageRunner<S: Stage>: Sendable {
     let assignmentHook: (any PartitionAssignmentHook)?
     let preparations = PreparationTasks()
     let watchdog = ProcessingWatchdog()
-    /// The input's ``SubmissionDescribing`` conformance, looked up once rather than per record.
-    let describingInput = S.Input.self as? any SubmissionDescribing.Type
     /// What every retry tier of the input starts with: most records come from the input itself,
     /// and this tells them apart without building the tier names (``dueTime(of:)``).
     private let retryTierPrefix: String

@@ -53,11 +53,10 @@ public struct FulfilStage: Stage {
 
     public func process(_ input: ReceiptVerified, context: StageContext) async throws -> StageResult<FulfilOutput> {
         let transaction = input.transaction
-        let subject = input.subject
         guard transaction.bundleId == input.bundleId else {
             return .reject(reason: .bundleIdMismatch,
                            detail: "transaction is for \(transaction.bundleId.prefix(155)), submission for \(input.bundleId)",
-                           subject: subject)
+                           subject: input.subject)
         }
         if LifecycleEffect(transaction) == .informational {
             if publishConsumptionRequests, let notification = transaction.notification,
@@ -68,7 +67,7 @@ public struct FulfilStage: Stage {
         }
         guard let product = catalogue[transaction.productId] else {
             return .reject(reason: .unknownProduct,
-                           detail: "product \"\(transaction.productId.prefix(255))\" is not in the catalogue", subject: subject)
+                           detail: "product \"\(transaction.productId.prefix(255))\" is not in the catalogue", subject: input.subject)
         }
         let claimant = input.userId.isEmpty ? nil : input.owner
         let decision = try await ledger.update(transaction.originalTransactionId, scope: context.delivery) { state in
@@ -84,9 +83,9 @@ public struct FulfilStage: Stage {
                 LoggingKeys.transactionIdHash: SubmissionSubject.loggedTransactionId(transaction.transactionId),
                 LoggingKeys.stageOutcome: .string(outcome.rawValue),
             ])
-            return .done(outcome: outcome, subject: subject)
+            return .done(outcome: outcome, subject: input.subject)
         case .rejected(let rejection):
-            return .reject(reason: rejection.reason, detail: rejection.detail, subject: subject)
+            return .reject(reason: rejection.reason, detail: rejection.detail, subject: input.subject)
         case .ownerUnknown:
             throw StageError(.transient, reason: .ownerUnknown,
                              detail: "no owner recorded for the purchase yet, and no usable appAccountToken")

@@ -40,6 +40,11 @@ public protocol Stage: Sendable {
     /// Store request, not a JWS checked offline). The runner runs inputs that cannot in its
     /// batches, without the processing timeout. Default `true`.
     func mayWaitOnOutside(_ input: Input) -> Bool
+
+    /// The identifying fields of an input, for logs, rejections and outcomes: the input's own
+    /// ``SubmissionDescribing/subject`` when it has one (the default does this), else
+    /// ``SubmissionSubject/unknown``. Static, so the input is borrowed rather than copied.
+    static func subject(of input: Input) -> SubmissionSubject
 }
 
 extension Stage {
@@ -51,6 +56,14 @@ extension Stage {
     public static func decodeInput(_ value: [UInt8]) throws -> Input {
         try ContractCoding.decode(Input.self, from: value)
     }
+}
+
+extension Stage {
+    public static func subject(of input: Input) -> SubmissionSubject { .unknown }
+}
+
+extension Stage where Input: SubmissionDescribing {
+    public static func subject(of input: Input) -> SubmissionSubject { input.subject }
 }
 
 extension Stage where Input == [UInt8] {
