@@ -70,7 +70,6 @@ public struct PurchaseState: Sendable, Equatable, Codable {
         /// Apple's `signedDate` of the input that made ``owner`` the owner: another user's claim moves
         /// the purchase (transfer policy) only with a later input (nil: before this was recorded).
         public var ownerSince: Date?
-
     }
 
     /// The one reference to the fields (copy on write: mutated only while uniquely referenced).
@@ -90,9 +89,20 @@ public struct PurchaseState: Sendable, Equatable, Codable {
                 ownershipType: String = "PURCHASED", environment: String, accessWithheld: String? = nil,
                 signedDate: Date? = nil, renewalSignedDate: Date? = nil, refundedTransactionIds: [String] = [], version: Int = 0,
                 ownerSince: Date? = nil) {
-        box = Box(Fields(originalTransactionId: originalTransactionId, bundleId: bundleId, userId: userId, entitlement: entitlement, productId: productId, productType: productType, status: status, hasAccess: hasAccess, validUntil: validUntil, latestTransactionId: latestTransactionId, periodStart: periodStart, expiresDate: expiresDate, durationMonths: durationMonths, quantity: quantity, gracePeriodExpiresDate: gracePeriodExpiresDate, autoRenew: autoRenew, pendingProductId: pendingProductId, expirationReason: expirationReason, revocationDate: revocationDate, revocationReason: revocationReason, ownershipType: ownershipType, environment: environment, accessWithheld: accessWithheld, signedDate: signedDate, renewalSignedDate: renewalSignedDate, refundedTransactionIds: refundedTransactionIds, version: version, ownerSince: ownerSince))
+        box = Box(Fields(
+            originalTransactionId: originalTransactionId, bundleId: bundleId, userId: userId,
+            entitlement: entitlement, productId: productId, productType: productType, status: status,
+            hasAccess: hasAccess, validUntil: validUntil, latestTransactionId: latestTransactionId,
+            periodStart: periodStart, expiresDate: expiresDate, durationMonths: durationMonths, quantity: quantity,
+            gracePeriodExpiresDate: gracePeriodExpiresDate, autoRenew: autoRenew, pendingProductId: pendingProductId,
+            expirationReason: expirationReason, revocationDate: revocationDate, revocationReason: revocationReason,
+            ownershipType: ownershipType, environment: environment, accessWithheld: accessWithheld,
+            signedDate: signedDate, renewalSignedDate: renewalSignedDate,
+            refundedTransactionIds: refundedTransactionIds, version: version, ownerSince: ownerSince))
     }
 
+    /// A field, read in place (a getter returning it would copy every field out of the box first)
+    /// and written after copying the fields when another state shares them.
     public subscript<T>(dynamicMember field: WritableKeyPath<Fields, T>) -> T {
         _read { yield box.fields[keyPath: field] }
         _modify {
