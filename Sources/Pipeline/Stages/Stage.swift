@@ -56,9 +56,7 @@ extension Stage {
     public static func decodeInput(_ value: [UInt8]) throws -> Input {
         try ContractCoding.decode(Input.self, from: value)
     }
-}
 
-extension Stage {
     public static func subject(of input: Input) -> SubmissionSubject { .unknown }
 }
 

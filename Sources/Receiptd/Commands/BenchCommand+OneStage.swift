@@ -5,6 +5,16 @@ import Pipeline
 /// The stages `bench stages --only` can measure on their own.
 enum OneStage: String, CaseIterable {
     case runner, ingest, verify, resubmitted, fulfil, owners
+
+    /// The stage whose input the passes read (the runner's pass-through stage reads ingest's).
+    var stage: StageName {
+        switch self {
+        case .runner, .ingest: .ingest
+        case .verify, .resubmitted: .verify
+        case .fulfil: .fulfil
+        case .owners: .owners
+        }
+    }
 }
 
 extension BenchCommand {
@@ -35,12 +45,7 @@ extension BenchCommand {
         case .owners: bench.topics.entitlementState
         }
         // What the measured passes read; everything else is deleted before each pass (StagesBench.deleteRecords).
-        let input = switch only {
-        case .runner, .ingest: bench.topics.submitted
-        case .verify, .resubmitted: bench.topics.ingested
-        case .fulfil: bench.topics.verified
-        case .owners: bench.topics.ownerUpdates
-        }
+        let input = bench.topics.input(of: only.stage)
         func produced() -> Int { output.map { bench.transport.recordCount(in: $0) } ?? 0 }
         var cpu: [Double] = []
         for round in 1...rounds {
