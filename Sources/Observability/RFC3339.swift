@@ -23,8 +23,7 @@ public enum RFC3339 {
     /// Reads the string's UTF-8 in place: every contract timestamp of every record comes through
     /// here, and a copy of the bytes cost an allocation each.
     public static func date(from string: String) -> Date? {
-        var string = string
-        return string.withUTF8 { date(fromUTF8: $0) }
+        string.withUTF8InPlace { date(fromUTF8: $0) }
     }
 
     /// ``date(from:)`` of a string's UTF-8 bytes.

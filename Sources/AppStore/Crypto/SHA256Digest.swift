@@ -1,4 +1,5 @@
 import COpenSSL
+import Observability
 
 /// SHA-256 through OpenSSL's `EVP_Digest` with the algorithm fetched once: the one digest every
 /// module uses (JWS signing input, `payloadSHA256`, event ids, the verified-JWS cache). OpenSSL
@@ -54,8 +55,7 @@ public enum SHA256Digest {
 
     /// Lower-case hex SHA-256 of the UTF-8 encoding of `string`.
     public static func hexDigest(_ string: String) -> String {
-        var string = string
-        return string.withUTF8 { hex(of: UnsafeRawBufferPointer($0)) }
+        string.withUTF8InPlace { hex(of: UnsafeRawBufferPointer($0)) }
     }
 
     private static func hex(of input: UnsafeRawBufferPointer) -> String {

@@ -26,9 +26,12 @@ public enum JSONMembers: Sendable {
 
     /// The member's value, or nil when absent.
     public subscript(name: String) -> JSONValue? {
+        // No closure over `tape`: capturing it retained its three arrays on every lookup.
         switch self {
-        case .tape(let tape, let object): tape.member(name, ofObjectAt: object).map { tape.value(at: $0) }
-        case .tree(let object): object[name]
+        case .tape(let tape, let object):
+            guard let position = tape.member(name, ofObjectAt: object) else { return nil }
+            return tape.value(at: position)
+        case .tree(let object): return object[name]
         }
     }
 }

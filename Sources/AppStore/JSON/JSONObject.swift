@@ -1,3 +1,5 @@
+import Observability
+
 /// A JSON object whose member names are unique (the parser rejects duplicates), in document order.
 ///
 /// Members live in one array with a 64-bit tag of each name (its length and outer bytes), so a
@@ -77,8 +79,7 @@ public struct JSONObject: Sendable, Equatable {
     /// rarely agree on all three, and agreeing costs only a confirming comparison.
     @inline(__always)
     static func tag(of name: String) -> UInt64 {
-        var name = name
-        return name.withUTF8 { tag(ofUTF8: $0) }
+        name.withUTF8InPlace { tag(ofUTF8: $0) }
     }
 
     /// ``tag(of:)`` of a name's UTF-8 bytes (``JSONTape`` compares names in place).

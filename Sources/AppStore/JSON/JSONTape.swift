@@ -1,3 +1,5 @@
+import Observability
+
 /// A JSON document checked by ``JSONParser``'s rules and kept as a flat list of entries that point
 /// into its bytes, for a reader that wants some typed members of a small document: no tree of
 /// values, no `String` for member names or plain ASCII values until one is asked for.
@@ -72,10 +74,15 @@ public struct JSONTape: Sendable {
     public func member(_ name: String, ofObjectAt object: Int) -> Int? {
         let header = entries[object]
         guard header.kind == .object else { return nil }
-        var name = name
-        return name.withUTF8 { key in
-            let tag = JSONObject.tag(ofUTF8: key)
-            return bytes.withUnsafeBufferPointer { document -> Int? in
+        return name.withUTF8InPlace { member($0, of: header) }
+    }
+
+    /// The lookup over buffers: contracts look up a dozen members per record, and a copy of the
+    /// name or a slice of `members` retained their storage on every one.
+    private func member(_ key: UnsafeBufferPointer<UInt8>, of header: Entry) -> Int? {
+        let tag = JSONObject.tag(ofUTF8: key)
+        return bytes.withUnsafeBufferPointer { document -> Int? in
+            members.withUnsafeBufferPointer { members -> Int? in
                 let first = Int(header.bits)
                 for member in members[first..<(first + Int(header.second))] where member.tag == tag {
                     let name = entries[member.name]

@@ -71,8 +71,7 @@ public enum ContractCoding {
     /// `10000-01-01T00:00:00Z`, which no reader accepts, so a message ingest accepted could not be
     /// decoded by the next stage.
     public static func date(from string: String) -> Date? {
-        var string = string
-        return string.withUTF8(date(fromUTF8:))
+        string.withUTF8InPlace(date(fromUTF8:))
     }
 
     /// ``date(from:)`` of a string's UTF-8 bytes.

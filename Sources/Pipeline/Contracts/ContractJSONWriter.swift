@@ -1,4 +1,5 @@
 import Foundation
+import Observability
 
 /// Compact JSON written straight into one byte buffer: the one place that escapes strings and
 /// formats numbers and timestamps for the contracts, used by ``ContractWritable`` conformers and by
@@ -283,8 +284,7 @@ struct ContractJSONWriter: ~Copyable {
     /// `\t`, `\b`, `\f` or `\u00XX`, everything else (`/`, non-ASCII) as its UTF-8 bytes.
     private mutating func appendEscaped(_ string: String) {
         append(0x22)
-        var string = string
-        string.withUTF8 { bytes in
+        string.withUTF8InPlace { bytes in
             var start = 0
             var index = 0
             while index < bytes.count {

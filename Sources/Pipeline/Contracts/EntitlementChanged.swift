@@ -58,6 +58,7 @@ public struct EntitlementChanged: Sendable, Codable, Equatable {
     public var purchase: PurchaseState
 
     /// Creates an event for one change of an applied input.
+    @inline(never)
     public init(change: borrowing LifecycleChange, index: Int, purchase: PurchaseState, transaction: borrowing VerifiedTransaction,
                 submissionId: String, effectiveAt: Date) {
         schema = Self.schema

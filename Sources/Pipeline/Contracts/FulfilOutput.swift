@@ -2,7 +2,7 @@
 /// `receipts.verified`: the ledger) and `owner-purchase/v1` updates for the owner view (keyed by
 /// owner and entitlement), acknowledged together before the input's offset is stored. Indirect:
 /// an event carries the purchase's whole state, and outputs are passed along several times.
-public indirect enum FulfilOutput: Sendable, Equatable, OutboundMessage {
+public enum FulfilOutput: Sendable, Equatable, OutboundMessage {
     case event(EntitlementChanged)
     case ownerUpdate(OwnerPurchaseUpdate)
     /// A verified `CONSUMPTION_REQUEST`, for the backend (only with consumption requests enabled).

@@ -59,12 +59,21 @@ struct RecordRouter: Sendable {
     /// are partitioned.
     var partitioning: OutputPartitioning = .byKey
 
-    func emit<Output: OutboundMessage>(_ outputs: [Output], from record: InboundRecord) throws -> [OutboundRecord] {
-        try outputs.map { output in
-            OutboundRecord(topic: topics.output(output.topic), key: Array(output.recordKey.utf8),
-                           value: try ContractCoding.encode(output),
-                           partition: output.messagePartitioning == .inputPartition ? record.partition : nil)
+    /// Takes the outputs: each is moved out of the array and encoded from there, where reading
+    /// them in place (`map`, indices) copied each one, and every string it holds, per accessor.
+    func emit<Output: OutboundMessage>(_ outputs: consuming [Output], from record: InboundRecord) throws -> [OutboundRecord] {
+        var outputs = outputs
+        var records: [OutboundRecord] = []
+        records.reserveCapacity(outputs.count)
+        // Reversed through the buffer (whose swaps are moves), then popped: both move outputs, where
+        // `Array.reverse()` and `removeFirst()` copy them.
+        outputs.withUnsafeMutableBufferPointer { $0.reverse() }
+        while let output = outputs.popLast() {
+            records.append(OutboundRecord(topic: topics.output(output.topic), key: Array(output.recordKey.utf8),
+                                          value: try ContractCoding.encode(output),
+                                          partition: output.messagePartitioning == .inputPartition ? record.partition : nil))
         }
+        return records
     }
 
     func reject(_ record: InboundRecord, reason: ReasonCode, detail: String, subject: SubmissionSubject,

@@ -112,7 +112,7 @@ extension StageRunner {
         let result = await process(input, context: context, timed: timed)
         if case .failure = result, Task.isCancelled { return nil }
         do {
-            switch result {
+            switch consume result {
             case .success(let value):
                 (outbound, verdict) = try routeResult(value, record: record, subject: subject, now: now, logger: recordLogger)
             case .failure(let error):
@@ -231,9 +231,9 @@ extension StageRunner {
         return result ?? .failure(ProcessingTimeoutError(timeout: timeout))
     }
 
-    private func routeResult(_ result: StageResult<S.Output>, record: InboundRecord, subject: SubmissionSubject,
+    private func routeResult(_ result: consuming StageResult<S.Output>, record: InboundRecord, subject: SubmissionSubject,
                              now: Date, logger: Logger) throws -> ([OutboundRecord], RecordVerdict) {
-        switch result {
+        switch consume result {
         case .emit(let outputs):
             logger.debug("emitting \(outputs.count) record(s)")
             return (try router.emit(outputs, from: record), .emitted)

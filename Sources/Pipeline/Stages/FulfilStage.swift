@@ -130,20 +130,27 @@ public struct FulfilStage: Stage {
     private func outputs(_ changes: [LifecycleChange], state: PurchaseState, input: ReceiptVerified) -> [FulfilOutput] {
         var outputs: [FulfilOutput] = []
         outputs.reserveCapacity(2 * changes.count)
-        for (index, change) in changes.enumerated() {
-            let event = EntitlementChanged(change: change, index: index, purchase: state, transaction: input.transaction,
-                                           submissionId: input.submissionId,
-                                           effectiveAt: Self.effectiveAt(change, state: state, transaction: input.transaction))
-            outputs.append(.event(event))
-            let view = OwnerPurchase(
-                originalTransactionId: state.originalTransactionId, productId: change.productId, productType: state.productType,
-                status: change.status, hasAccess: change.hasAccess, validUntil: change.validUntil,
-                periodStart: state.periodStart, durationMonths: state.durationMonths, quantity: state.quantity,
-                ownershipType: state.ownershipType, environment: state.environment, changedAt: event.signedDate,
-                version: state.version)
-            outputs.append(.ownerUpdate(OwnerPurchaseUpdate(owner: change.owner, entitlement: change.entitlement, purchase: view)))
+        for index in changes.indices {
+            Self.append(changes[index], index: index, state: state, input: input, to: &outputs)
         }
         return outputs
+    }
+
+    /// One change's event and owner-view update. The change is borrowed from its array and the
+    /// event built in its output's box: each copy of either would retain every string it holds.
+    private static func append(_ change: borrowing LifecycleChange, index: Int, state: PurchaseState,
+                               input: borrowing ReceiptVerified, to outputs: inout [FulfilOutput]) {
+        outputs.append(.event(EntitlementChanged(
+            change: change, index: index, purchase: state, transaction: input.transaction,
+            submissionId: input.submissionId,
+            effectiveAt: effectiveAt(change, state: state, transaction: input.transaction))))
+        let view = OwnerPurchase(
+            originalTransactionId: state.originalTransactionId, productId: change.productId, productType: state.productType,
+            status: change.status, hasAccess: change.hasAccess, validUntil: change.validUntil,
+            periodStart: state.periodStart, durationMonths: state.durationMonths, quantity: state.quantity,
+            ownershipType: state.ownershipType, environment: state.environment,
+            changedAt: input.transaction.appleSignedDate, version: state.version)
+        outputs.append(.ownerUpdate(OwnerPurchaseUpdate(owner: change.owner, entitlement: change.entitlement, purchase: view)))
     }
 
     /// When a change took effect: the period start for new periods, the revocation date for

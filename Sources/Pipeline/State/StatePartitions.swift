@@ -1,3 +1,4 @@
+import Observability
 import Synchronization
 
 /// Keyed state per partition with tentative updates: the machinery fulfil's purchase ledger and
@@ -117,8 +118,7 @@ final class StatePartitions<Value: Sendable>: Sendable {
         @inline(__always)
         static func stripeIndex(of key: String, count: Int) -> Int {
             guard count > 1 else { return 0 }
-            var key = key
-            let mixed = key.withUTF8 { bytes -> UInt64 in
+            let mixed = key.withUTF8InPlace { bytes -> UInt64 in
                 guard let base = bytes.baseAddress else { return 0 }
                 var tail: UInt64 = 0
                 if bytes.count >= 8 {

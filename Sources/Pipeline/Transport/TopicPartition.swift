@@ -1,3 +1,5 @@
+import Observability
+
 /// One partition of one topic, the unit of ordering, assignment and offset storage in Kafka.
 public struct TopicPartition: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The topic name.
@@ -15,8 +17,7 @@ public struct TopicPartition: Hashable, Sendable, Comparable, CustomStringConver
     /// runner and the sources look partitions up several times per record, and the topics one
     /// worker reads differ in their ends (`….retry.1`, `….retry.2`); equality still compares names.
     public func hash(into hasher: inout Hasher) {
-        var topic = topic
-        let tail = topic.withUTF8 { bytes -> UInt64 in
+        let tail = topic.withUTF8InPlace { bytes -> UInt64 in
             var tail: UInt64 = 0
             for byte in bytes.suffix(8) { tail = tail << 8 | UInt64(byte) }
             return tail ^ UInt64(bytes.count) << 56
