@@ -57,7 +57,8 @@ public struct EntitlementChanged: Sendable, Codable, Equatable {
     /// The purchase's resulting state.
     public var purchase: PurchaseState
 
-    /// Creates an event for one change of an applied input.
+    /// Creates an event for one change of an applied input. Not inlined: inlined, it was built in a
+    /// temporary and copied (a retain per string) into the caller's output.
     @inline(never)
     public init(change: borrowing LifecycleChange, index: Int, purchase: PurchaseState, transaction: borrowing VerifiedTransaction,
                 submissionId: String, effectiveAt: Date) {

@@ -1,7 +1,8 @@
 /// What fulfil emits for one applied input: `entitlement-changed/v2` events (co-partitioned with
 /// `receipts.verified`: the ledger) and `owner-purchase/v1` updates for the owner view (keyed by
-/// owner and entitlement), acknowledged together before the input's offset is stored. Indirect:
-/// an event carries the purchase's whole state, and outputs are passed along several times.
+/// owner and entitlement), acknowledged together before the input's offset is stored. Not
+/// indirect: an event's purchase state is one reference, and reading a payload out of an
+/// indirect case copied it (a retain per string) for each of its key, size and writing.
 public enum FulfilOutput: Sendable, Equatable, OutboundMessage {
     case event(EntitlementChanged)
     case ownerUpdate(OwnerPurchaseUpdate)

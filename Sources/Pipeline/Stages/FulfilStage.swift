@@ -136,8 +136,8 @@ public struct FulfilStage: Stage {
         return outputs
     }
 
-    /// One change's event and owner-view update. The change is borrowed from its array and the
-    /// event built in its output's box: each copy of either would retain every string it holds.
+    /// One change's event and owner-view update, the event built straight into its output: a copy
+    /// of it would retain every string it holds. `changedAt` is the event's `signedDate`.
     private static func append(_ change: borrowing LifecycleChange, index: Int, state: PurchaseState,
                                input: borrowing ReceiptVerified, to outputs: inout [FulfilOutput]) {
         outputs.append(.event(EntitlementChanged(
