@@ -1,3 +1,5 @@
+import Observability
+
 /// Strict standard base64 (RFC 4648 §4) with mandatory padding, as used by `x5c` entries
 /// (RFC 7515 §4.1.6) and PEM bodies.
 ///
@@ -48,8 +50,7 @@ enum Base64 {
 
     /// Decodes a canonical padded base64 string.
     static func decode(_ string: String) -> [UInt8]? {
-        var copy = string
-        return copy.withUTF8 { decode($0) }
+        string.withUTF8InPlace { decode($0) }
     }
 
     /// Encodes bytes as padded base64.

@@ -1,3 +1,5 @@
+import Observability
+
 /// Strict base64url (RFC 4648 §5) without padding, as used by compact JWS segments.
 ///
 /// Canonical input only: alphabet `A-Z a-z 0-9 - _`, no `=`, no `+`/`/`, no whitespace, a length
@@ -82,8 +84,7 @@ enum Base64URL {
 
     /// Decodes a canonical base64url string.
     static func decode(_ string: String) -> [UInt8]? {
-        var copy = string
-        return copy.withUTF8 { decode($0) }
+        string.withUTF8InPlace { decode($0) }
     }
 
     /// Encodes bytes as unpadded base64url.

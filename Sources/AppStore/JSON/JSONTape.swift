@@ -138,8 +138,7 @@ public struct JSONTape: Sendable {
         case .asciiString:
             return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(entry.first)..<Int(entry.second)])) }
         case .decodedString:
-            var string = strings[Int(entry.first)]
-            return string.withUTF8(body)
+            return strings[Int(entry.first)].withUTF8InPlace(body)
         default:
             return nil
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Observability
 import Synchronization
 
 /// The payload-agnostic core shared by every signed App Store type (transactions, renewal infos,
@@ -56,8 +57,7 @@ final class JWSVerifier: Sendable {
     ///   the verified-JWS cache's key), else it is computed here.
     func verify(_ jws: String, dateMembers: [String] = ["signedDate"], clockUse: ClockUse? = nil,
                 signingInput: SigningInputDigest? = nil) -> Result<Verified, VerificationError> {
-        var input = jws
-        return input.withUTF8 { bytes in
+        return jws.withUTF8InPlace { bytes in
             do throws(VerificationError) {
                 return .success(try verify(bytes: bytes, dateMembers: dateMembers, clockUse: clockUse, signingInput: signingInput))
             } catch {

@@ -1,3 +1,4 @@
+import Observability
 import Synchronization
 
 /// Outcomes of whole JWS verifications, keyed by the SHA-256 of the exact JWS bytes and the kind
@@ -28,8 +29,7 @@ final class VerifiedJWSCache: Sendable {
         /// The key of `jws` and, when it has at least two dots, its signing input's digest, from
         /// one pass over its bytes: a miss then verifies the signature without hashing them again.
         static func withSigningInput(_ jws: String, kind: Kind) -> (key: Key, signingInput: SigningInputDigest?) {
-            var jws = jws
-            return jws.withUTF8 { bytes -> (key: Key, signingInput: SigningInputDigest?) in
+            return jws.withUTF8InPlace { bytes -> (key: Key, signingInput: SigningInputDigest?) in
                 var whole = SigningInputDigest.Words(0, 0, 0, 0), prefix = SigningInputDigest.Words(0, 0, 0, 0)
                 let base = UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!)
                 if let length = SigningInputDigest.signingInputLength(bytes) {
