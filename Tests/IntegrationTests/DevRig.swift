@@ -43,7 +43,12 @@ final class DevRig: @unchecked Sendable {
         process.standardOutput = output
         try process.run()
         let ready = await DevCommandTests.within(timeout) { await DevCommandTests.firstLine(of: output.fileHandleForReading) }
-        let line = try #require(ready ?? nil, "no ready line: \(diagnostics)")
+        guard let line = ready ?? nil else {
+            // Said apart from the #require, so the run's output carries why dev gave no ready line.
+            let status = process.isRunning ? "still running" : "exited with status \(process.terminationStatus)"
+            Issue.record("receiptd dev gave no ready line (\(status)); its standard error:\n\(diagnostics)")
+            throw DevRigError.notReady
+        }
         readyLine = line
         bootstrap = try #require(line.split(separator: "=", maxSplits: 1).last.map(String.init), "\(line)")
     }
@@ -59,3 +64,5 @@ final class DevRig: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }  // its workers follow (ParentWatch)
     }
 }
+
+enum DevRigError: Error { case notReady }

@@ -180,10 +180,15 @@ enum Tool {
 
 /// Ports nobody listens on right now, found by binding them.
 enum FreePorts {
-    /// The first of `count` consecutive free ports on 127.0.0.1.
+    /// The first of `count` consecutive free ports on 127.0.0.1, below the kernel's ephemeral range:
+    /// there, between this check and the test's own bind, the mock brokers and outgoing connections
+    /// of the tests running alongside (which take ephemeral ports) cannot take one.
     static func consecutive(_ count: Int) throws -> Int {
+        let ephemeralLow = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+            .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32_768
+        let highest = max(ephemeralLow - count, 10_001)
         for _ in 0..<50 {
-            let base = Int.random(in: 20_000...40_000)
+            let base = Int.random(in: 10_000...highest)
             var servers: [HTTPServer] = []
             defer { servers.forEach { $0.stop() } }
             for offset in 0..<count {
