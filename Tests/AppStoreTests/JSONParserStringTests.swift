@@ -3,10 +3,10 @@ import MutationTesting
 import Testing
 @testable import AppStore
 
-/// ``JSONParser``'s word-at-a-time skip over plain string content against a byte-at-a-time
-/// reference of the RFC 8259 string rules: the same string or the same refusal for seeded random
-/// strings that put quotes, escapes, control characters and non-ASCII (valid and not) at every
-/// offset from the 8-byte word boundaries.
+/// ``JSONParser``'s block-at-a-time skip over plain string content (16 bytes, then 8, stopping at
+/// the first byte that needs attention) against a byte-at-a-time reference of the RFC 8259 string
+/// rules: the same string or the same refusal for seeded random strings that put quotes, escapes,
+/// control characters and non-ASCII (valid and not) at every offset from the block boundaries.
 @Suite struct JSONParserStringTests {
     /// What a string's raw bytes (between the quotes, unterminated if no closing quote) must give.
     static func reference(_ content: [UInt8]) -> String? {
@@ -47,7 +47,7 @@ import Testing
                                   Array("é".utf8), Array("✓".utf8), [0xC3], [0xFF], [0x80], [0x00]]
         for _ in 0..<20_000 {
             var content: [UInt8] = []
-            for _ in 0..<Int.random(in: 0...40, using: &generator) {
+            for _ in 0..<Int.random(in: 0...80, using: &generator) {
                 if Int.random(in: 0..<8, using: &generator) == 0 {
                     content += awkward.randomElement(using: &generator)!
                 } else {

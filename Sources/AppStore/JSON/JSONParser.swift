@@ -193,22 +193,48 @@ public struct JSONParser {
         throw failure("unterminated string")
     }
 
-    /// Skips whole 8-byte words of string content that need no attention: no quote, backslash,
-    /// control character or non-ASCII byte (a JWS payload is kilobytes of such bytes).
+    /// Skips string content that needs no attention (no quote, backslash, control character or
+    /// non-ASCII byte) up to the first byte that does, 16 bytes at a time (SSE2), then 8 (a JWS
+    /// payload is kilobytes of such bytes). Stops exactly at that byte, so the caller looks at it
+    /// once instead of re-scanning its block.
     @inline(__always)
     private mutating func skipPlainASCII() {
         guard let base = bytes.baseAddress else { return }
         let raw = UnsafeRawPointer(base)
+        let quote = SIMD16<UInt8>(repeating: 0x22), backslash = SIMD16<UInt8>(repeating: 0x5C)
+        let space = SIMD16<UInt8>(repeating: 0x20), high = SIMD16<UInt8>(repeating: 0x80)
+        while bytes.count &- index >= 16 {
+            let block = raw.loadUnaligned(fromByteOffset: index, as: SIMD16<UInt8>.self)
+            let special = (block .== quote) .| (block .== backslash) .| (block .< space) .| (block .>= high)
+            // Each lane is 0 or all ones; tested as two words (`any` compiles to a slow reduction).
+            let lanes = unsafeBitCast(special, to: SIMD2<UInt64>.self)
+            if lanes[0] != 0 { index &+= Self.firstFlaggedByte(lanes[0]); return }
+            if lanes[1] != 0 { index &+= 8 &+ Self.firstFlaggedByte(lanes[1]); return }
+            index &+= 16
+        }
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         while bytes.count &- index >= 8 {
             let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
             let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
-            // A byte is zero (or below 0x20) exactly when a borrow reaches its high bit with that bit clear.
-            let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
-                | ((word &- ones &* 0x20) & ~word) | word
-            if special & highs != 0 { return }
+            // A byte is zero (or below 0x20) exactly when a borrow reaches its high bit with that
+            // bit clear; a borrow only runs upwards, so the lowest flagged byte is a real one.
+            let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+                | ((word &- ones &* 0x20) & ~word) | word) & highs
+            if special != 0 { index &+= Self.firstFlaggedByte(special); return }
             index &+= 8
         }
+    }
+
+    /// The offset of the first byte in memory whose high bit is set in `word` (loaded from there).
+    /// On a big-endian machine a borrow of the word test can flag a byte before the real one, so
+    /// there it answers 0 and the caller checks the bytes one by one.
+    @inline(__always)
+    private static func firstFlaggedByte(_ word: UInt64) -> Int {
+        #if _endian(little)
+        word.trailingZeroBitCount &>> 3
+        #else
+        0
+        #endif
     }
 
     /// Slow path for strings containing escapes: unescape into a buffer, then validate UTF-8.

@@ -16,6 +16,10 @@ import Foundation
 /// counts the changes applied to the purchase and `index` orders the events of one input. The
 /// same change delivered twice changes nothing the second time, so it is one event; a new change
 /// of the same transaction (extension, reinstatement, grace period) is a new version, so a new id.
+///
+/// Optional members are spelled `Optional<T>`: `T?` gives a stored property an implicit `nil`
+/// initial value, and with one every initializer builds the value in a temporary and copies it
+/// out, a retain and a release per member for each record (docs/benchmarks.md, session 25).
 public struct EntitlementChanged: Sendable, Codable, Equatable {
     /// The schema identifier of this contract.
     public static let schema = "entitlement-changed/v2"
@@ -33,27 +37,27 @@ public struct EntitlementChanged: Sendable, Codable, Equatable {
     public var transactionId: String
     public var originalTransactionId: String
     /// Units granted, taken back (clawback) or restored (consumables); nil otherwise.
-    public var quantity: Int?
+    public var quantity: Optional<Int>
     public var status: PurchaseStatus
     public var hasAccess: Bool
     /// When access ends (nil: no end).
-    public var validUntil: Date?
+    public var validUntil: Optional<Date>
     /// When the change took effect.
     public var effectiveAt: Date
-    public var autoRenew: Bool?
-    public var pendingProductId: String?
-    public var expirationReason: String?
-    public var revocationReason: Int?
+    public var autoRenew: Optional<Bool>
+    public var pendingProductId: Optional<String>
+    public var expirationReason: Optional<String>
+    public var revocationReason: Optional<Int>
     /// `PURCHASED` or `FAMILY_SHARED`.
     public var ownershipType: String
     /// Apple's raw environment.
     public var environment: String
     /// The notification that caused the change (nil for a transaction submitted directly).
-    public var notificationType: String?
-    public var notificationSubtype: String?
+    public var notificationType: Optional<String>
+    public var notificationSubtype: Optional<String>
     public var submissionId: String
     /// Apple's `signedDate` of the input.
-    public var signedDate: Date?
+    public var signedDate: Optional<Date>
     /// The purchase's resulting state.
     public var purchase: PurchaseState
 

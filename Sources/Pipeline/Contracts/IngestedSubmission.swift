@@ -46,6 +46,22 @@ public struct IngestedSubmission: Sendable, Codable, Equatable, OutboundMessage 
         self.ingestedAt = ingestedAt
     }
 
+    /// Creates one from every member, as read. Not inlined, as ``VerifiedTransaction``'s: its
+    /// reader assigning the members itself built the value in a temporary and copied it out.
+    @inline(never)
+    init(schema: String, submissionId: String, bundleId: String, userId: String, kind: SubmissionKind,
+         payload: String, payloadSHA256: String, submittedAt: Date, ingestedAt: Date) {
+        self.schema = schema
+        self.submissionId = submissionId
+        self.bundleId = bundleId
+        self.userId = userId
+        self.kind = kind
+        self.payload = payload
+        self.payloadSHA256 = payloadSHA256
+        self.submittedAt = submittedAt
+        self.ingestedAt = ingestedAt
+    }
+
     /// The owner of this submission.
     public var owner: OwnerKey { OwnerKey(bundleId: bundleId, userId: userId) }
     /// The owner key; a notification without a user is keyed `bundleId/` + its payload hash, which

@@ -5,15 +5,19 @@ import Foundation
 /// derived (`transactionUpdate`, `revoke`, `reinstate`, `expire`, `gracePeriod`, `billingRetry`,
 /// `renewalPreferenceChanged`, `renewalStatusChanged`, `informational`), when Apple signed it, and
 /// the verified renewal info's fields the subscription lifecycle needs (`renewal`).
+///
+/// Optional members are spelled `Optional<T>`: `T?` gives a stored property an implicit `nil`
+/// initial value, and with one every initializer builds the value in a temporary and copies it
+/// out, a retain and a release per member for each record (docs/benchmarks.md, session 25).
 public struct NotificationSource: Sendable, Codable, Equatable {
     public var notificationType: String
-    public var subtype: String?
+    public var subtype: Optional<String>
     public var notificationUUID: String
     public var effect: String
     /// When Apple signed the notification (orders status changes of one period).
-    public var signedDate: Date?
+    public var signedDate: Optional<Date>
     /// The nested renewal info's lifecycle fields, when the notification carried one.
-    public var renewal: RenewalSnapshot?
+    public var renewal: Optional<RenewalSnapshot>
 
     public init(notificationType: String, subtype: String?, notificationUUID: String, effect: String,
                 signedDate: Date? = nil, renewal: RenewalSnapshot? = nil) {
@@ -55,17 +59,17 @@ public struct NotificationSource: Sendable, Codable, Equatable {
 /// the grace period's end.
 public struct RenewalSnapshot: Sendable, Codable, Equatable {
     /// `autoRenewStatus == 1`.
-    public var autoRenew: Bool?
+    public var autoRenew: Optional<Bool>
     /// The product that renews at the next period (differs from the current one for a pending
     /// downgrade or crossgrade).
-    public var autoRenewProductId: String?
+    public var autoRenewProductId: Optional<String>
     /// Apple's raw `expirationIntent` (1 cancelled, 2 billing error, 3 price increase declined,
     /// 4 product not available, 5 other).
-    public var expirationIntent: Int?
+    public var expirationIntent: Optional<Int>
     /// End of the billing grace period.
-    public var gracePeriodExpiresDate: Date?
+    public var gracePeriodExpiresDate: Optional<Date>
     /// Whether Apple is retrying billing.
-    public var isInBillingRetryPeriod: Bool?
+    public var isInBillingRetryPeriod: Optional<Bool>
 
     public init(autoRenew: Bool? = nil, autoRenewProductId: String? = nil, expirationIntent: Int? = nil,
                 gracePeriodExpiresDate: Date? = nil, isInBillingRetryPeriod: Bool? = nil) {

@@ -29,10 +29,25 @@ public struct ReceiptVerified: Sendable, Codable, Equatable, OutboundMessage {
     /// The verified transaction.
     public var transaction: VerifiedTransaction
 
-    /// Creates a verified-transaction message with the current schema.
+    /// Creates a verified-transaction message with the current schema. Not inlined, as
+    /// ``VerifiedTransaction``'s.
+    @inline(never)
     public init(submissionId: String, bundleId: String, userId: String, kind: SubmissionKind,
                 verifiedAt: Date, transaction: VerifiedTransaction) {
         self.schema = Self.schema
+        self.submissionId = submissionId
+        self.bundleId = bundleId
+        self.userId = userId
+        self.kind = kind
+        self.verifiedAt = verifiedAt
+        self.transaction = transaction
+    }
+
+    /// Creates one from every member, as read (``IngestedSubmission``'s reader says why it is not inlined).
+    @inline(never)
+    init(schema: String, submissionId: String, bundleId: String, userId: String, kind: SubmissionKind,
+         verifiedAt: Date, transaction: VerifiedTransaction) {
+        self.schema = schema
         self.submissionId = submissionId
         self.bundleId = bundleId
         self.userId = userId

@@ -7,6 +7,10 @@ import Foundation
 /// Apple-originated enumerations are stored raw (`type`, `environment`), with typed views on top,
 /// so values Apple adds later never break decoding (the app-store-server-library pattern).
 /// Dates are RFC 3339 UTC strings or `null` on the wire.
+///
+/// Optional members are spelled `Optional<T>`: `T?` gives a stored property an implicit `nil`
+/// initial value, and with one every initializer builds the value in a temporary and copies it
+/// out, a retain and a release per member for each record (docs/benchmarks.md, session 25).
 public struct VerifiedTransaction: Sendable, Codable, Equatable {
     /// The App Store transaction id.
     public var transactionId: String
@@ -22,28 +26,30 @@ public struct VerifiedTransaction: Sendable, Codable, Equatable {
     /// Units bought (consumables may be bought several at once).
     public var quantity: Int
     /// When the user bought this period or item.
-    public var purchaseDate: Date?
+    public var purchaseDate: Optional<Date>
     /// End of the subscription period (auto-renewable only).
-    public var expiresDate: Date?
+    public var expiresDate: Optional<Date>
     /// Set when Apple refunded or revoked the transaction.
-    public var revocationDate: Date?
+    public var revocationDate: Optional<Date>
     /// Apple's revocation reason (0 other, 1 app issue), when revoked.
-    public var revocationReason: Int?
+    public var revocationReason: Optional<Int>
     /// Apple's raw environment, `"Production"`, `"Sandbox"`, `"Xcode"`, `"LocalTesting"`.
     public var environment: String
     /// When Apple signed the JWS; the instant "now" as far as the data is concerned.
-    public var signedDate: Date?
+    public var signedDate: Optional<Date>
     /// The UUID the app attached at purchase time, if any.
-    public var appAccountToken: String?
+    public var appAccountToken: Optional<String>
     /// Set when Apple says this period's product was upgraded away (its access ends now).
-    public var isUpgraded: Bool?
+    public var isUpgraded: Optional<Bool>
     /// Apple's raw `inAppOwnershipType` (`PURCHASED`, `FAMILY_SHARED`); nil when Apple gave none.
-    public var ownershipType: String?
+    public var ownershipType: Optional<String>
     /// Which App Store Server Notification carried this transaction, when one did (`null` for a
     /// transaction submitted directly): the seam the subscription lifecycle builds on.
-    public var notification: NotificationSource?
+    public var notification: Optional<NotificationSource>
 
-    /// Creates a transaction.
+    /// Creates a transaction. Not inlined: inlined into a caller reading another value's fields, it
+    /// built the transaction in a temporary and copied it out (a retain per field).
+    @inline(never)
     public init(transactionId: String, originalTransactionId: String, bundleId: String, productId: String,
                 type: String, quantity: Int = 1, purchaseDate: Date?, expiresDate: Date? = nil,
                 revocationDate: Date? = nil, revocationReason: Int? = nil, environment: String = "Production",

@@ -16,7 +16,8 @@ import Foundation
 /// record. Read and write them as the state's own members (`state.version += 1`).
 @dynamicMemberLookup
 public struct PurchaseState: Sendable, Equatable, Codable {
-    /// The fields of a ``PurchaseState``.
+    /// The fields of a ``PurchaseState``. Optional ones are spelled `Optional<T>`, as in
+    /// ``VerifiedTransaction``, whose documentation says why.
     public struct Fields: Sendable, Equatable {
         public var originalTransactionId: String
         /// The recorded owner: the first user who submitted the purchase (or the transfer target).
@@ -31,45 +32,45 @@ public struct PurchaseState: Sendable, Equatable, Codable {
         public var hasAccess: Bool
         /// When access ends: the period end, the grace period end, the revocation date, the
         /// non-renewing purchase's own end; nil for a non-consumable or consumable kept forever.
-        public var validUntil: Date?
+        public var validUntil: Optional<Date>
         /// The transaction of the current period (auto-renewable) or the last one seen.
         public var latestTransactionId: String
         /// Start of the current period (`purchaseDate` of its transaction).
-        public var periodStart: Date?
+        public var periodStart: Optional<Date>
         /// End of the current period (auto-renewable).
-        public var expiresDate: Date?
+        public var expiresDate: Optional<Date>
         /// Length of a non-renewing subscription (from the catalogue), for the owner view's stacking.
-        public var durationMonths: Int?
+        public var durationMonths: Optional<Int>
         /// Units granted (consumables).
-        public var quantity: Int?
-        public var gracePeriodExpiresDate: Date?
+        public var quantity: Optional<Int>
+        public var gracePeriodExpiresDate: Optional<Date>
         /// Auto-renew status as last reported (nil: never reported).
-        public var autoRenew: Bool?
+        public var autoRenew: Optional<Bool>
         /// The product that renews next when it differs from ``productId``.
-        public var pendingProductId: String?
+        public var pendingProductId: Optional<String>
         /// Why the subscription expired: `voluntary`, `billingError`, `priceIncrease`,
         /// `productNotAvailable`, `upgraded`, `other` (nil while active).
-        public var expirationReason: String?
-        public var revocationDate: Date?
+        public var expirationReason: Optional<String>
+        public var revocationDate: Optional<Date>
         /// Apple's revocation reason (0 other, 1 app issue); `transferred` revocations carry nil.
-        public var revocationReason: Int?
+        public var revocationReason: Optional<Int>
         /// `PURCHASED` or `FAMILY_SHARED`.
         public var ownershipType: String
         /// Apple's raw environment.
         public var environment: String
         /// Set when a policy withholds access the state would otherwise give (`sandbox`).
-        public var accessWithheld: String?
+        public var accessWithheld: Optional<String>
         /// The newest `signedDate` applied for the current period.
-        public var signedDate: Date?
+        public var signedDate: Optional<Date>
         /// The newest `signedDate` of an applied auto-renew or pending-product change.
-        public var renewalSignedDate: Date?
+        public var renewalSignedDate: Optional<Date>
         /// Past periods already refunded (kept to make their refund events idempotent; at most 32).
         public var refundedTransactionIds: [String]
         /// Incremented by every applied change; the ledger keeps the highest.
         public var version: Int
         /// Apple's `signedDate` of the input that made ``owner`` the owner: another user's claim moves
         /// the purchase (transfer policy) only with a later input (nil: before this was recorded).
-        public var ownerSince: Date?
+        public var ownerSince: Optional<Date>
     }
 
     /// The one reference to the fields (copy on write: mutated only while uniquely referenced).

@@ -3,21 +3,26 @@ import Observability
 /// What is known about the submission a record belongs to: the identifying fields a rejection or
 /// an outcome repeats so it can be traced without the payload. Every field is optional because
 /// a broken input may reveal none of them.
+///
+/// Optional members are spelled `Optional<T>`: `T?` gives a stored property an implicit `nil`
+/// initial value, and with one every initializer builds the value in a temporary and copies it
+/// out, a retain and a release per member for each record (docs/benchmarks.md, session 25).
 public struct SubmissionSubject: Sendable, Equatable {
     /// The producer's submission id.
-    public var submissionId: String?
+    public var submissionId: Optional<String>
     /// The app's bundle id.
-    public var bundleId: String?
+    public var bundleId: Optional<String>
     /// The app's user id.
-    public var userId: String?
+    public var userId: Optional<String>
     /// The raw `kind` string as submitted (it may be one ingest does not know).
-    public var kind: String?
+    public var kind: Optional<String>
     /// Lowercase hex SHA-256 of the (normalised) payload.
-    public var payloadSHA256: String?
+    public var payloadSHA256: Optional<String>
     /// The App Store transaction concerned, if one.
-    public var transactionId: String?
+    public var transactionId: Optional<String>
 
-    /// Creates a subject; unknown fields stay nil.
+    /// Creates a subject; unknown fields stay nil. Not inlined, as ``VerifiedTransaction``'s.
+    @inline(never)
     public init(submissionId: String? = nil, bundleId: String? = nil, userId: String? = nil,
                 kind: String? = nil, payloadSHA256: String? = nil, transactionId: String? = nil) {
         self.submissionId = submissionId

@@ -1,6 +1,10 @@
 import Foundation
 
 /// A record as consumed: the bytes plus everything needed for provenance and offset storage.
+///
+/// Optional members are spelled `Optional<T>`: `T?` gives a stored property an implicit `nil`
+/// initial value, and with one every initializer builds the value in a temporary and copies it
+/// out, a retain and a release per member for each record (docs/benchmarks.md, session 25).
 public struct InboundRecord: Sendable, Hashable {
     /// The topic it was consumed from.
     public var topic: String
@@ -9,7 +13,7 @@ public struct InboundRecord: Sendable, Hashable {
     /// Its offset within the partition (Kafka's `int64`).
     public var offset: Int64
     /// The record key (nil for Kafka's `null` key).
-    public var key: [UInt8]?
+    public var key: Optional<[UInt8]>
     /// The record value, exactly as stored.
     public var value: [UInt8]
     /// The record headers, in order.

@@ -1,10 +1,14 @@
 /// A record to produce. Unless ``partition`` is set, the partition is left to the producer's
 /// partitioner (a hash of the key), which is what keeps one key in one partition.
+///
+/// Optional members are spelled `Optional<T>`: `T?` gives a stored property an implicit `nil`
+/// initial value, and with one every initializer builds the value in a temporary and copies it
+/// out, a retain and a release per member for each record (docs/benchmarks.md, session 25).
 public struct OutboundRecord: Sendable, Hashable {
     /// The topic to produce to.
     public var topic: String
     /// The record key (nil for `null`).
-    public var key: [UInt8]?
+    public var key: Optional<[UInt8]>
     /// The record value.
     public var value: [UInt8]
     /// The record headers, in order.
@@ -12,7 +16,7 @@ public struct OutboundRecord: Sendable, Hashable {
     /// An explicit partition, or nil to let the partitioner choose one from the key. Set for
     /// co-partitioned outputs (``OutputPartitioning/inputPartition``); the partition must exist,
     /// or delivery fails.
-    public var partition: Int32?
+    public var partition: Optional<Int32>
 
     /// Creates a record to produce.
     /// - Parameters:
