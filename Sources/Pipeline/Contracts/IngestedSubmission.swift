@@ -35,15 +35,9 @@ public struct IngestedSubmission: Sendable, Codable, Equatable, OutboundMessage 
     /// Creates an ingested submission with the current schema; `payloadSHA256` is computed.
     public init(submissionId: String, bundleId: String, userId: String, kind: SubmissionKind,
                 payload: String, submittedAt: Date, ingestedAt: Date) {
-        self.schema = Self.schema
-        self.submissionId = submissionId
-        self.bundleId = bundleId
-        self.userId = userId
-        self.kind = kind
-        self.payload = payload
-        self.payloadSHA256 = SHA256.hexDigest(payload)
-        self.submittedAt = submittedAt
-        self.ingestedAt = ingestedAt
+        self.init(schema: Self.schema, submissionId: submissionId, bundleId: bundleId, userId: userId, kind: kind,
+                  payload: payload, payloadSHA256: SHA256.hexDigest(payload), submittedAt: submittedAt,
+                  ingestedAt: ingestedAt)
     }
 
     /// Creates one from every member, as read. Not inlined, as ``VerifiedTransaction``'s: its

@@ -29,21 +29,16 @@ public struct ReceiptVerified: Sendable, Codable, Equatable, OutboundMessage {
     /// The verified transaction.
     public var transaction: VerifiedTransaction
 
-    /// Creates a verified-transaction message with the current schema. Not inlined, as
-    /// ``VerifiedTransaction``'s.
-    @inline(never)
+    /// Creates a verified-transaction message with the current schema.
     public init(submissionId: String, bundleId: String, userId: String, kind: SubmissionKind,
                 verifiedAt: Date, transaction: VerifiedTransaction) {
-        self.schema = Self.schema
-        self.submissionId = submissionId
-        self.bundleId = bundleId
-        self.userId = userId
-        self.kind = kind
-        self.verifiedAt = verifiedAt
-        self.transaction = transaction
+        self.init(schema: Self.schema, submissionId: submissionId, bundleId: bundleId, userId: userId, kind: kind,
+                  verifiedAt: verifiedAt, transaction: transaction)
     }
 
-    /// Creates one from every member, as read (``IngestedSubmission``'s reader says why it is not inlined).
+    /// Creates one from every member (as read, or with the current schema). Not inlined: inlined
+    /// into a caller that reads another value's members, an initializer built the message in a
+    /// temporary and copied it out (``VerifiedTransaction`` says more).
     @inline(never)
     init(schema: String, submissionId: String, bundleId: String, userId: String, kind: SubmissionKind,
          verifiedAt: Date, transaction: VerifiedTransaction) {
