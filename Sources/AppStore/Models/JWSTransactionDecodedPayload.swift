@@ -76,6 +76,7 @@ public struct JWSTransactionDecodedPayload: Sendable, Hashable, Codable {
         public var appTransactionId: Optional<String>
         /// ISO 8601 duration of the applied offer.
         public var offerPeriod: Optional<String>
+
         /// The required members; the optional ones start as nil.
         init(transactionId: String, originalTransactionId: String, bundleId: String, productId: String,
              purchaseDate: Date, rawType: String, rawEnvironment: String) {
