@@ -17,9 +17,8 @@ import Foundation
 /// same change delivered twice changes nothing the second time, so it is one event; a new change
 /// of the same transaction (extension, reinstatement, grace period) is a new version, so a new id.
 ///
-/// Optional members are spelled `Optional<T>`: `T?` gives a stored property an implicit `nil`
-/// initial value, and with one every initializer builds the value in a temporary and copies it
-/// out, a retain and a release per member for each record (docs/benchmarks.md, session 25).
+/// Optional members are spelled `Optional<T>`, as in ``VerifiedTransaction``, whose documentation
+/// says why.
 public struct EntitlementChanged: Sendable, Codable, Equatable {
     /// The schema identifier of this contract.
     public static let schema = "entitlement-changed/v2"

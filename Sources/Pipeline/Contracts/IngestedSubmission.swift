@@ -40,8 +40,9 @@ public struct IngestedSubmission: Sendable, Codable, Equatable, OutboundMessage 
                   ingestedAt: ingestedAt)
     }
 
-    /// Creates one from every member, as read. Not inlined, as ``VerifiedTransaction``'s: its
-    /// reader assigning the members itself built the value in a temporary and copied it out.
+    /// Creates one from every member (as read, or with the current schema and a computed hash).
+    /// Not inlined, as ``VerifiedTransaction``'s: its reader assigning the members itself built the
+    /// value in a temporary and copied it out.
     @inline(never)
     init(schema: String, submissionId: String, bundleId: String, userId: String, kind: SubmissionKind,
          payload: String, payloadSHA256: String, submittedAt: Date, ingestedAt: Date) {

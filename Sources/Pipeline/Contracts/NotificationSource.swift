@@ -6,9 +6,8 @@ import Foundation
 /// `renewalPreferenceChanged`, `renewalStatusChanged`, `informational`), when Apple signed it, and
 /// the verified renewal info's fields the subscription lifecycle needs (`renewal`).
 ///
-/// Optional members are spelled `Optional<T>`: `T?` gives a stored property an implicit `nil`
-/// initial value, and with one every initializer builds the value in a temporary and copies it
-/// out, a retain and a release per member for each record (docs/benchmarks.md, session 25).
+/// Optional members are spelled `Optional<T>`, as in ``VerifiedTransaction``, whose documentation
+/// says why.
 public struct NotificationSource: Sendable, Codable, Equatable {
     public var notificationType: String
     public var subtype: Optional<String>

@@ -62,7 +62,6 @@ struct RecordRouter: Sendable {
     /// Takes the outputs: each is moved out of the array and encoded from there, where reading
     /// them in place (`map`, indices) copied each one, and every string it holds, per accessor.
     func emit<Output: OutboundMessage>(_ outputs: consuming [Output], from record: InboundRecord) throws -> [OutboundRecord] {
-        var outputs = outputs
         var records: [OutboundRecord] = []
         records.reserveCapacity(outputs.count)
         // Reversed through the buffer (whose swaps are moves), then popped: both move outputs, where

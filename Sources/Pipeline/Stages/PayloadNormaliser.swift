@@ -1,4 +1,5 @@
 import Foundation
+import Observability
 
 /// Per-kind structural checks and normalisation of a submission's payload. Cheap and crypto-free:
 /// it only makes sure verify receives something of the right shape.
@@ -43,8 +44,7 @@ enum PayloadNormaliser {
     private static func checkJWS(_ text: String) -> Result<String, PayloadProblem> {
         // One pass over the UTF-8 bytes in place, no intermediate arrays: this check ran at about
         // 7% of the ingest-side workers' CPU while it split, copied and fully decoded the header.
-        var contiguous = text
-        if let problem = contiguous.withUTF8(jwsProblem) { return .failure(problem) }
+        if let problem = text.withUTF8InPlace(jwsProblem) { return .failure(problem) }
         return .success(text)
     }
 
@@ -199,8 +199,7 @@ enum PayloadNormaliser {
     }()
 
     static func trimASCIIWhitespace(_ text: String) -> String {
-        var contiguous = text
-        return contiguous.withUTF8 { bytes in
+        text.withUTF8InPlace { bytes in
             guard let first = bytes.firstIndex(where: { !isASCIIWhitespace($0) }),
                   let last = bytes.lastIndex(where: { !isASCIIWhitespace($0) }) else { return "" }
             if first == 0 && last == bytes.count - 1 { return text }

@@ -2,9 +2,8 @@ import Foundation
 
 /// A record as consumed: the bytes plus everything needed for provenance and offset storage.
 ///
-/// Optional members are spelled `Optional<T>`: `T?` gives a stored property an implicit `nil`
-/// initial value, and with one every initializer builds the value in a temporary and copies it
-/// out, a retain and a release per member for each record (docs/benchmarks.md, session 25).
+/// Optional members are spelled `Optional<T>`, as in ``VerifiedTransaction``, whose documentation
+/// says why.
 public struct InboundRecord: Sendable, Hashable {
     /// The topic it was consumed from.
     public var topic: String

@@ -1,9 +1,8 @@
 /// A record to produce. Unless ``partition`` is set, the partition is left to the producer's
 /// partitioner (a hash of the key), which is what keeps one key in one partition.
 ///
-/// Optional members are spelled `Optional<T>`: `T?` gives a stored property an implicit `nil`
-/// initial value, and with one every initializer builds the value in a temporary and copies it
-/// out, a retain and a release per member for each record (docs/benchmarks.md, session 25).
+/// Optional members are spelled `Optional<T>`, as in ``VerifiedTransaction``, whose documentation
+/// says why.
 public struct OutboundRecord: Sendable, Hashable {
     /// The topic to produce to.
     public var topic: String
