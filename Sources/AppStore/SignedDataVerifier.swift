@@ -18,7 +18,10 @@ import Foundation
 ///   call is synchronous and CPU-bound: one ECDSA P-256 verification plus about 10–15 µs of
 ///   parsing once the chain is cached (about 0.1 ms); from async code consider a dedicated
 ///   executor for large batches.
-public struct SignedDataVerifier: Sendable {
+///
+/// A class: the verify stage hands it along per submission, which costs one reference count
+/// instead of one per member.
+public final class SignedDataVerifier: Sendable {
     /// The validated configuration.
     public let configuration: SignedDataVerifierConfiguration
     let core: JWSVerifier

@@ -46,9 +46,11 @@ import Testing
         let awkward: [[UInt8]] = [[0x22], [0x5C, 0x22], [0x5C, 0x5C], [0x5C, 0x6E], [0x5C, 0x74], [0x5C], [0x01], [0x1F], [0x7F],
                                   Array("é".utf8), Array("✓".utf8), [0xC3], [0xFF], [0x80], [0x00]]
         for _ in 0..<20_000 {
+            // Sparse awkward bytes too, so long plain runs reach the 64-byte and 16-byte scans.
+            let rarity = [8, 64, 512].randomElement(using: &generator)!
             var content: [UInt8] = []
-            for _ in 0..<Int.random(in: 0...80, using: &generator) {
-                if Int.random(in: 0..<8, using: &generator) == 0 {
+            for _ in 0..<Int.random(in: 0...300, using: &generator) {
+                if Int.random(in: 0..<rarity, using: &generator) == 0 {
                     content += awkward.randomElement(using: &generator)!
                 } else {
                     content.append(plain.randomElement(using: &generator)!)

@@ -33,7 +33,7 @@ public struct VerifyStage: Stage {
             return .reject(reason: .unsupportedKind,
                            detail: "kind \(input.kind.rawValue) is not supported by this verifier yet")
         }
-        let transactions = try await verifier.verify(input, context: context)
+        var transactions = try await verifier.verify(input, context: context)
         guard !transactions.isEmpty else {
             return .done(outcome: .noTransactions)
         }
@@ -45,9 +45,14 @@ public struct VerifyStage: Stage {
             LoggingKeys.submissionId: .string(input.submissionId),
             LoggingKeys.payloadSHA256: .string(input.payloadSHA256),
         ])
-        return .emit(transactions.map { transaction in
-            ReceiptVerified(submissionId: input.submissionId, bundleId: input.bundleId, userId: input.userId,
-                            kind: input.kind, verifiedAt: context.now, transaction: transaction)
-        })
+        // Each transaction moves into its output (a `map` would copy it, eight references).
+        var outputs: [ReceiptVerified] = []
+        outputs.reserveCapacity(transactions.count)
+        transactions.reverse()
+        while let transaction = transactions.popLast() {
+            outputs.append(ReceiptVerified(submissionId: input.submissionId, bundleId: input.bundleId, userId: input.userId,
+                                           kind: input.kind, verifiedAt: context.now, transaction: transaction))
+        }
+        return .emit(outputs)
     }
 }
