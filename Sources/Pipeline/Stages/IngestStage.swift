@@ -157,7 +157,9 @@ public struct IngestStage: Stage {
     static let maxJSONDepth = 16
 
     /// Whether `bytes` are UTF-8. ASCII (every JWS, id and timestamp) is recognised eight bytes at a
-    /// time without building a string; only the rest is decoded.
+    /// time, then byte by byte, without building a string; only from the first other byte on is
+    /// the rest decoded (the standard library's validation is generic, and unspecialized it looks
+    /// up type metadata on every call).
     static func isValidUTF8(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return true }
@@ -166,6 +168,8 @@ public struct IngestStage: Stage {
                   UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
                 index &+= 8
             }
+            while index < buffer.count, buffer[index] < 0x80 { index &+= 1 }
+            guard index < buffer.count else { return true }
             // Everything before `index` is ASCII, so decoding can start there.
             return String(validating: UnsafeBufferPointer(rebasing: buffer[index...]), as: UTF8.self) != nil
         }

@@ -177,7 +177,13 @@ enum StageWorker {
         lifecycle.maximumGracefulShutdownDuration = worker.configuration.shutdownGracePeriod + .seconds(10)
         var failure: (any Error)?
         do {
-            try await ServiceGroup(services: [WorkerService(worker: worker)], configuration: lifecycle, logger: logger,
+            // The closures are built here, where `S` is concrete, so the runner they call is the
+            // compiler's specialization for this stage: a generic type's `Service` conformance would
+            // reach the runner through its witness table, whose code is the unspecialized generic
+            // one (type metadata looked up at run time, every input and output copied through value
+            // witnesses).
+            let service = WorkerService(operation: { try await worker.run() }, shutDown: { worker.shutdownGracefully() })
+            try await ServiceGroup(services: [service], configuration: lifecycle, logger: logger,
                                  trigger: shutdownTrigger).run()
         } catch {
             failure = error
@@ -194,13 +200,14 @@ enum StageWorker {
 }
 
 /// A ``KafkaStageWorker`` as a ``Service``: graceful shutdown maps to the runner's own drain.
-struct WorkerService<S: Stage>: Service {
-    let worker: KafkaStageWorker<S>
+/// Not generic: it calls what ``StageWorker/run(_:configuration:logger:assignmentHook:metrics:)``
+/// built for its concrete stage.
+struct WorkerService: Service {
+    let operation: @Sendable () async throws -> Void
+    let shutDown: @Sendable () -> Void
 
     func run() async throws {
-        let worker = self.worker
-        try await withGracefulShutdownHandler(operation: { try await worker.run() },
-                                              onGracefulShutdown: { worker.shutdownGracefully() })
+        try await withGracefulShutdownHandler(operation: operation, onGracefulShutdown: shutDown)
     }
 }
 
