@@ -101,28 +101,4 @@ extension StageRunner {
         for record in records { record.scope.settle(delivered: false) }  // no effect once delivered
         batch.finished(outcomes)
     }
-
-    /// A batch's processed records not yet sent, and how the sent ones ended. Only the batch's own
-    /// task uses it (the delivery hook runs on that task, inside `process`); the lock is uncontended.
-    final class HeldBatch: Sendable {
-        private struct State {
-            var held: [Prepared] = []
-            var outcomes: [(WorkItem, Completion)] = []
-        }
-
-        private let state = Mutex(State())
-
-        func hold(_ record: Prepared) { state.withLock { $0.held.append(record) } }
-
-        func takeHeld() -> [Prepared] {
-            state.withLock { state in
-                defer { state.held = [] }
-                return state.held
-            }
-        }
-
-        func finished(_ outcomes: [(WorkItem, Completion)]) { state.withLock { $0.outcomes += outcomes } }
-
-        var outcomes: [(WorkItem, Completion)] { state.withLock { $0.outcomes } }
-    }
 }

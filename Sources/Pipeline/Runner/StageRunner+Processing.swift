@@ -3,16 +3,6 @@ import Observability
 
 /// Per-record processing: decode, process under a timeout, route, deliver, account.
 extension StageRunner {
-    /// How handling a record ended.
-    enum Completion: Sendable {
-        /// Everything it produced is acknowledged: the record is done.
-        case processed
-        /// Cancelled before it could finish (shutdown): not done, will be redelivered.
-        case abandoned
-        /// Its outputs could not be delivered: not done, and the runner must stop.
-        case deliveryFailed(any Error)
-    }
-
     /// Runs a chain: the given record (its value already decoded into `input`), then (on the same
     /// task) each next record of its key, each under the processing timeout.
     func runChain(startingWith first: WorkItem, input: S.Input) async {
@@ -40,9 +30,9 @@ extension StageRunner {
     /// Handles one record end to end under a fresh ``DeliveryScope``, which is settled on every
     /// path: delivered when the stage's emitted outputs were acknowledged, not delivered otherwise.
     /// Never throws: every failure is routed or reported.
-    func handle(_ item: WorkItem, input: S.Input?) async -> Completion {
+    func handle(_ item: WorkItem, input: S.Input?) async -> RecordCompletion {
         let scope = DeliveryScope(partition: item.record.partition, epoch: item.epoch)
-        let completion: Completion
+        let completion: RecordCompletion
         if let prepared = await prepare(item, input: input, scope: scope, timed: true) {
             completion = await deliver([prepared])[0].1
         } else {
@@ -52,31 +42,10 @@ extension StageRunner {
         return completion
     }
 
-    /// A record decoded, processed and routed: what it sends, and how it is accounted for once sent.
-    /// A class for the reason ``WorkItem`` is one: batches pass it along whole.
-    final class Prepared: Sendable {
-        let item: WorkItem
-        let scope: DeliveryScope
-        let outbound: [OutboundRecord]
-        let verdict: RecordVerdict
-        let started: ContinuousClock.Instant
-        let logger: Logger
-
-        init(item: WorkItem, scope: DeliveryScope, outbound: [OutboundRecord], verdict: RecordVerdict,
-             started: ContinuousClock.Instant, logger: Logger) {
-            self.item = item
-            self.scope = scope
-            self.outbound = outbound
-            self.verdict = verdict
-            self.started = started
-            self.logger = logger
-        }
-    }
-
     /// Decodes (unless `decoded` is given), processes and routes a record (a record that cannot be
     /// decoded or whose result cannot be encoded is routed to the dead-letter topic); `timed`: under
     /// the processing timeout. - Returns: nil when it was abandoned (cancelled while processing).
-    func prepare(_ item: WorkItem, input decoded: S.Input? = nil, scope: DeliveryScope, timed: Bool) async -> Prepared? {
+    func prepare(_ item: WorkItem, input decoded: S.Input? = nil, scope: DeliveryScope, timed: Bool) async -> PreparedRecord? {
         let record = item.record
         let started = ContinuousClock.now
         let attempt = RecordHeaders.attempt(in: record.headers)
@@ -99,7 +68,7 @@ extension StageRunner {
                 LoggingKeys.errorMessage: .string(Self.summary(of: error)),
             ])
             let failure = RecordRouter.Failure(reason: .undecodable, error: Self.summary(of: error))
-            return Prepared(item: item, scope: scope, outbound: [router.deadLetter(record, failure: failure, attempt: attempt, now: now)],
+            return PreparedRecord(item: item, scope: scope, outbound: [router.deadLetter(record, failure: failure, attempt: attempt, now: now)],
                             verdict: .deadLettered(.undecodable), started: started, logger: recordLogger)
         }
         let subject = S.subject(of: input)
@@ -126,10 +95,10 @@ extension StageRunner {
                 LoggingKeys.errorMessage: .string(Self.summary(of: error)),
             ])
             let failure = RecordRouter.Failure(reason: .encodingFailed, error: Self.summary(of: error))
-            return Prepared(item: item, scope: scope, outbound: [router.deadLetter(record, failure: failure, attempt: attempt, now: now)],
+            return PreparedRecord(item: item, scope: scope, outbound: [router.deadLetter(record, failure: failure, attempt: attempt, now: now)],
                             verdict: .deadLettered(.encodingFailed), started: started, logger: recordLogger)
         }
-        return Prepared(item: item, scope: scope, outbound: outbound, verdict: verdict, started: started, logger: recordLogger)
+        return PreparedRecord(item: item, scope: scope, outbound: outbound, verdict: verdict, started: started, logger: recordLogger)
     }
 
     /// Sends the results of records processed one after the other (one record, or a batch) and,
@@ -145,7 +114,7 @@ extension StageRunner {
     /// expired before it finished) sends nothing: the partition's next owner processes it again,
     /// and output written now could reach the output topic after that owner rebuilt its state
     /// from it.
-    func deliver(_ records: [Prepared]) async -> [(WorkItem, Completion)] {
+    func deliver(_ records: [PreparedRecord]) async -> [(WorkItem, RecordCompletion)] {
         let current = inspect { state in records.map { state.isCurrent($0.item) } }
         var others: [OutboundRecord] = [], withState = [Bool](repeating: false, count: records.count)
         for index in records.indices where current[index] {
@@ -178,7 +147,7 @@ extension StageRunner {
         var tally = StageMetrics.Tally()
         defer { metrics.record(tally) }
         let acknowledged = ContinuousClock.now
-        return records.indices.map { index -> (WorkItem, Completion) in
+        return records.indices.map { index -> (WorkItem, RecordCompletion) in
             let record = records[index]
             guard current[index] else {
                 record.logger.notice("partition released before delivery; abandoning the record to its next owner")
@@ -203,7 +172,7 @@ extension StageRunner {
 
     /// Accounts for a record whose outputs were acknowledged at `acknowledged` (its metrics into
     /// its batch's `tally`).
-    func settleDelivered(_ prepared: Prepared, at acknowledged: ContinuousClock.Instant, into tally: inout StageMetrics.Tally) {
+    func settleDelivered(_ prepared: PreparedRecord, at acknowledged: ContinuousClock.Instant, into tally: inout StageMetrics.Tally) {
         prepared.scope.settle(delivered: prepared.verdict == .emitted)
         tally.add(prepared.verdict, input: prepared.item.record, outbound: prepared.outbound,
                   elapsed: prepared.started.duration(to: acknowledged))
