@@ -68,8 +68,9 @@ extension StageRunner {
                 LoggingKeys.errorMessage: .string(Self.summary(of: error)),
             ])
             let failure = RecordRouter.Failure(reason: .undecodable, error: Self.summary(of: error))
-            return PreparedRecord(item: item, scope: scope, outbound: [router.deadLetter(record, failure: failure, attempt: attempt, now: now)],
-                            verdict: .deadLettered(.undecodable), started: started, logger: recordLogger)
+            let deadLetter = router.deadLetter(record, failure: failure, attempt: attempt, now: now)
+            return PreparedRecord(item: item, scope: scope, outbound: [deadLetter], verdict: .deadLettered(.undecodable),
+                                  started: started, logger: recordLogger)
         }
         let subject = S.subject(of: input)
         let recordLogger = logger.with(lazy: {
@@ -95,10 +96,12 @@ extension StageRunner {
                 LoggingKeys.errorMessage: .string(Self.summary(of: error)),
             ])
             let failure = RecordRouter.Failure(reason: .encodingFailed, error: Self.summary(of: error))
-            return PreparedRecord(item: item, scope: scope, outbound: [router.deadLetter(record, failure: failure, attempt: attempt, now: now)],
-                            verdict: .deadLettered(.encodingFailed), started: started, logger: recordLogger)
+            let deadLetter = router.deadLetter(record, failure: failure, attempt: attempt, now: now)
+            return PreparedRecord(item: item, scope: scope, outbound: [deadLetter], verdict: .deadLettered(.encodingFailed),
+                                  started: started, logger: recordLogger)
         }
-        return PreparedRecord(item: item, scope: scope, outbound: outbound, verdict: verdict, started: started, logger: recordLogger)
+        return PreparedRecord(item: item, scope: scope, outbound: outbound, verdict: verdict, started: started,
+                              logger: recordLogger)
     }
 
     /// Sends the results of records processed one after the other (one record, or a batch) and,
@@ -172,7 +175,8 @@ extension StageRunner {
 
     /// Accounts for a record whose outputs were acknowledged at `acknowledged` (its metrics into
     /// its batch's `tally`).
-    func settleDelivered(_ prepared: PreparedRecord, at acknowledged: ContinuousClock.Instant, into tally: inout StageMetrics.Tally) {
+    func settleDelivered(_ prepared: PreparedRecord, at acknowledged: ContinuousClock.Instant,
+                         into tally: inout StageMetrics.Tally) {
         prepared.scope.settle(delivered: prepared.verdict == .emitted)
         tally.add(prepared.verdict, input: prepared.item.record, outbound: prepared.outbound,
                   elapsed: prepared.started.duration(to: acknowledged))
