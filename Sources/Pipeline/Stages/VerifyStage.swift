@@ -45,10 +45,11 @@ public struct VerifyStage: Stage {
             LoggingKeys.submissionId: .string(input.submissionId),
             LoggingKeys.payloadSHA256: .string(input.payloadSHA256),
         ])
-        // Each transaction moves into its output (a `map` would copy it, eight references).
+        // Each transaction moves into its output (a `map` would copy it, eight references): the
+        // buffer reversed and then popped, as ``RecordRouter`` moves outputs (`Array.reverse()` copies).
         var outputs: [ReceiptVerified] = []
         outputs.reserveCapacity(transactions.count)
-        transactions.reverse()
+        transactions.withUnsafeMutableBufferPointer { $0.reverse() }
         while let transaction = transactions.popLast() {
             outputs.append(ReceiptVerified(submissionId: input.submissionId, bundleId: input.bundleId, userId: input.userId,
                                            kind: input.kind, verifiedAt: context.now, transaction: transaction))
