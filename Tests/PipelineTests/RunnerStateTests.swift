@@ -60,6 +60,37 @@ import Testing
         #expect(progress.watermark == 20)
     }
 
+    /// Thousands of sparse offsets completed in a shuffled order (the bookkeeping trims what the
+    /// watermark passed on the way): the watermark is always the model's, the highest offset
+    /// below which everything admitted is done. Offsets never admitted or completed twice change nothing.
+    @Test func watermarkFollowsShuffledCompletionsAcrossTrims() {
+        var progress = PartitionProgress()
+        let offsets = (0..<5_000).map { Int64($0 * 3 + $0 % 2) }
+        for offset in offsets { progress.admit(offset) }
+        var generator = SystemRandomNumberGenerator()
+        var order = offsets
+        // Mostly in order with local shuffles, as batches finish: windows of 64 shuffled.
+        for start in stride(from: 0, to: order.count, by: 64) {
+            order[start..<min(start + 64, order.count)].shuffle(using: &generator)
+        }
+        var done = Set<Int64>(), passed = 0
+        for (step, offset) in order.enumerated() {
+            done.insert(offset)
+            let before = progress.watermark
+            let advanced = progress.complete(offset)
+            while passed < offsets.count, done.contains(offsets[passed]) { passed += 1 }
+            let expected = passed > 0 ? offsets[passed - 1] : nil
+            #expect(progress.watermark == expected, "after completing \(offset) (step \(step))")
+            #expect(advanced == (expected != before))
+            let again = progress.complete(offset)
+            let unknown = progress.complete(-1) || progress.complete(offsets.last! + 2)
+            #expect(!again && !unknown, "a second completion, or one of an offset never admitted, changes nothing")
+            #expect(progress.watermark == expected)
+        }
+        #expect(progress.watermark == offsets.last)
+        #expect(progress.outstanding == 0)
+    }
+
     @Test func storesAreSerialisedAndNeverGoBackwards() {
         var progress = PartitionProgress()
         for offset: Int64 in 0..<5 { progress.admit(offset) }

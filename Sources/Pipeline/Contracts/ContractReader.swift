@@ -138,6 +138,12 @@ struct ContractReader {
 
     /// The `schema` member, which must equal `expected` (every versioned contract checks it first).
     func schema(_ expected: String) throws -> String {
+        // On a tape the bytes are compared where they are and the constant is returned: the
+        // schema names are longer than a small string, so reading one would allocate per record.
+        if case .tape(let tape, let object) = source, let position = tape.member("schema", ofObjectAt: object),
+           tape.withUTF8(ofStringAt: position, { expected.utf8.elementsEqual($0) }) == true {
+            return expected
+        }
         let schema = try string("schema")
         guard schema == expected else { throw corrupted("schema", "expected \(expected)") }
         return schema

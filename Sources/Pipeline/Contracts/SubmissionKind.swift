@@ -20,4 +20,21 @@ public enum SubmissionKind: String, Sendable, Codable, CaseIterable, Hashable {
         case .appReceipt, .transactionId: false
         }
     }
+
+    // Compared and hashed by case: `RawRepresentable`'s defaults, which the compiler picks over
+    // synthesized ones, build and hash the raw `String`, and the verify stage asks twice per record
+    // whether its verifier supports the kind (a `Set` lookup).
+    public static func == (lhs: SubmissionKind, rhs: SubmissionKind) -> Bool { lhs.ordinal == rhs.ordinal }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(ordinal) }
+
+    private var ordinal: UInt8 {
+        switch self {
+        case .signedTransaction: 0
+        case .signedRenewalInfo: 1
+        case .serverNotification: 2
+        case .appReceipt: 3
+        case .transactionId: 4
+        }
+    }
 }

@@ -10,9 +10,16 @@
 /// stored right after it, so stored offsets never go backwards even though records finish on
 /// many tasks.
 struct PartitionProgress {
-    private var admitted: [Int64] = []
+    /// An admitted record the watermark has not passed yet.
+    private struct Admitted {
+        let offset: Int64
+        var done = false
+    }
+
+    /// In offset order, from `head`, the first the watermark has not passed; each with a done flag,
+    /// so completing a record hashes nothing.
+    private var admitted: [Admitted] = []
     private var head = 0
-    private var finished: Set<Int64> = []
 
     /// Highest offset with everything admitted up to it done.
     private(set) var watermark: Int64?
@@ -36,16 +43,17 @@ struct PartitionProgress {
     /// Registers a record; offsets must increase (check ``canAdmit(_:)`` first).
     mutating func admit(_ offset: Int64) {
         precondition(canAdmit(offset), "offsets must be admitted in increasing order")
-        admitted.append(offset)
+        admitted.append(Admitted(offset: offset))
         lastAdmitted = offset
     }
 
     /// Marks a record done. - Returns: whether the watermark advanced.
     mutating func complete(_ offset: Int64) -> Bool {
-        finished.insert(offset)
+        guard let index = pendingIndex(of: offset) else { return false }
+        admitted[index].done = true
         var advanced = false
-        while head < admitted.count, finished.remove(admitted[head]) != nil {
-            watermark = admitted[head]
+        while head < admitted.count, admitted[head].done {
+            watermark = admitted[head].offset
             head += 1
             advanced = true
         }
@@ -54,6 +62,18 @@ struct PartitionProgress {
             head = 0
         }
         return advanced
+    }
+
+    /// Where `offset` is among the admitted records the watermark has not passed (a binary search:
+    /// they are in offset order, and usually the first is the one), nil when it is none of them.
+    private func pendingIndex(of offset: Int64) -> Int? {
+        var low = head, high = admitted.count
+        if low < high, admitted[low].offset == offset { return low }
+        while low < high {
+            let middle = (low + high) / 2
+            if admitted[middle].offset < offset { low = middle + 1 } else { high = middle }
+        }
+        return low < admitted.count && admitted[low].offset == offset ? low : nil
     }
 
     /// Starts storing the watermark if it is ahead of what is stored and no store is in flight.

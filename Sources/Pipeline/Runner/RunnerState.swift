@@ -219,8 +219,8 @@ struct RunnerState {
         inFlight += 1
         peakInFlight = max(peakInFlight, inFlight)
         let chain = ChainKey(item)
-        if chains[chain] != nil {
-            chains[chain]!.append(item)
+        if let entry = chains.index(forKey: chain) {
+            chains.values[entry].append(item)
         } else {
             chains[chain] = []
             ready.append(item)
@@ -261,6 +261,22 @@ struct RunnerState {
         if !wasHeld, let due { effects.held = (tp, due) }
         syncPause(&effects)
         return effects
+    }
+
+    /// Offers an event's records in order (``offer(_:due:now:)``). - Returns: their effects merged,
+    /// and those of each record that did more than wait or get admitted (dropped, or held by a
+    /// gate), by its index, for the caller to log.
+    mutating func offer(_ records: [InboundRecord], due: (InboundRecord) -> Date?,
+                        now: Date) -> (effects: Effects, notable: [(Int, Effects)]) {
+        var merged = Effects(), notable: [(Int, Effects)] = []
+        for index in records.indices {
+            let effects = offer(records[index], due: due(records[index]), now: now)
+            if effects.staleEpoch != nil || effects.replayedOffset != nil || effects.heldUnprepared || effects.held != nil {
+                notable.append((index, effects))
+            }
+            merged.merge(effects)
+        }
+        return (merged, notable)
     }
 
     /// The delay gate's timer fired: admit every held record that is due, and resume the
@@ -360,14 +376,16 @@ struct RunnerState {
     /// Hands the finished record's chain its next record, or ends the chain (dropping its queue
     /// when the record was not processed), then starts waiting records if there is room.
     private mutating func continueChain(of item: WorkItem, processed: Bool, _ effects: inout Effects) {
-        let chain = ChainKey(item)
-        if processed, !stopping, !item.slot.retired, !item.slot.revoking, let head = chains[chain]?.first {
-            chains[chain]!.removeFirst()  // in place: a copy of the queue would be duplicated here
-            head.slot.running += 1
-            running += 1
-            effects.next = head
-        } else if let queue = chains.removeValue(forKey: chain) {
-            inFlight -= queue.count
+        // One lookup for the chain, then its entry by index.
+        if let entry = chains.index(forKey: ChainKey(item)) {
+            if processed, !stopping, !item.slot.retired, !item.slot.revoking, let head = chains.values[entry].first {
+                chains.values[entry].removeFirst()  // in place: a copy of the queue would be duplicated here
+                head.slot.running += 1
+                running += 1
+                effects.next = head
+            } else {
+                inFlight -= chains.remove(at: entry).value.count
+            }
         }
         startWaiting(&effects)
         releaseBackpressureIfBelowThreshold(&effects)

@@ -233,15 +233,11 @@ public final class StageRunner<S: Stage>: Sendable {
                 switch event {
                 case .records(let records):
                     let now = clock.now()
-                    let (offers, settled) = mutate { state in
-                        (records.map { state.offer($0, due: self.dueTime(of: $0), now: now) }, state.holds(.pauseSettled))
+                    let (offered, settled) = mutate { state in
+                        (state.offer(records, due: { self.dueTime(of: $0) }, now: now), state.holds(.pauseSettled))
                     }
-                    var effects = RunnerState.Effects()
-                    for (record, offer) in zip(records, offers) {
-                        log(offer, of: record)
-                        effects.merge(offer)
-                    }
-                    await perform(effects)
+                    for (index, effects) in offered.notable { log(effects, of: records[index]) }
+                    await perform(offered.effects)
                     // If a resume was still in flight when the limit was reached, the pause is
                     // applied by whoever finishes that resume; do not pull until it has been.
                     if !settled { _ = await waitFor(.pauseSettled, timeout: configuration.processingTimeout) }
