@@ -76,13 +76,15 @@ final class StageMetrics: Sendable {
         fileprivate var replayed: Int64 = 0
 
         /// A record's outputs were acknowledged.
-        mutating func add(_ verdict: RecordVerdict, input: InboundRecord, outbound: [OutboundRecord], elapsed: Duration) {
+        mutating func add(_ verdict: RecordVerdict, input item: WorkItem, outbound: [OutboundRecord], elapsed: Duration) {
+            // The record's fields are read through the work item: passing the record would copy it.
             Self.count(verdict.route, in: &routes)
             durations.append(elapsed / .seconds(1))
-            Self.count(input.topic, in: &inputs)
+            Self.count(item.record.topic, in: &inputs)
             for record in outbound { Self.count(record.topic, in: &outputs) }
             if case .emitted = verdict {} else { verdicts.append(verdict) }
-            if !input.headers.isEmpty, input.headers.contains(where: { $0.key == RecordHeaders.replayId }) {
+            let headers = item.record.headers
+            if !headers.isEmpty, headers.contains(where: { $0.key == RecordHeaders.replayId }) {
                 replayed += 1
             }
         }

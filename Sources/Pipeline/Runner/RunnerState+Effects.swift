@@ -21,6 +21,8 @@ extension RunnerState {
         var replayedOffset: Int64?
         /// The offered record was fetched under an earlier assignment of its partition: dropped.
         var staleEpoch: AssignmentEpoch?
+        /// Where the offered record was, when it was dropped or held by a gate (for the log line).
+        var offered: RecordPosition?
         /// Preparation batches to start (hook calls).
         var prepare: [ReadinessGate.Batch] = []
         /// Preparation batches to cancel (and wait for) before anything else of this transition.

@@ -166,12 +166,13 @@ struct RunnerState {
     // MARK: transitions
 
     /// A record arrived from the source.
-    mutating func admit(_ record: InboundRecord) -> Effects {
-        admit(record, current: partitions[record.topicPartition])
+    mutating func admit(_ record: consuming InboundRecord) -> Effects {
+        let current = partitions[record.topicPartition]
+        return admit(record, current: current)
     }
 
     /// ``admit(_:)`` with the partition's slot already looked up.
-    private mutating func admit(_ record: InboundRecord, current: PartitionSlot?) -> Effects {
+    private mutating func admit(_ record: consuming InboundRecord, current: PartitionSlot?) -> Effects {
         var effects = Effects()
         let slot: PartitionSlot
         if let current, current.epoch >= record.epoch {
@@ -190,12 +191,14 @@ struct RunnerState {
         // Fetched under an assignment revoked since: the partition's owner receives it again.
         guard slot.epoch == record.epoch else {
             effects.staleEpoch = record.epoch
+            effects.offered = record.position
             return effects
         }
         // A re-delivery of an offset this assignment already admitted (a consumer seeking back
         // after a fetch error or a resume): it is in flight or done already, so it is dropped.
         guard slot.progress.canAdmit(record.offset) else {
             effects.replayedOffset = record.offset
+            effects.offered = record.position
             return effects
         }
         slot.progress.admit(record.offset)
@@ -242,13 +245,14 @@ struct RunnerState {
     /// - Parameters:
     ///   - due: the record's `notBefore` (retry tiers only; nil elsewhere).
     ///   - now: the current instant.
-    mutating func offer(_ record: InboundRecord, due: Date?, now: Date) -> Effects {
+    mutating func offer(_ record: consuming InboundRecord, due: Date?, now: Date) -> Effects {
         let tp = record.topicPartition
         let current = partitions[tp]
         guard !stopping, !inputFinished, current?.revoking != true else { return Effects() }
         if readiness?.isReady(tp) == false {
-            readiness!.hold(record)
             var effects = Effects()
+            effects.offered = record.position
+            readiness!.hold(record)
             effects.heldUnprepared = true
             known.insert(tp)
             syncPause(&effects)
@@ -258,23 +262,27 @@ struct RunnerState {
         guard !gate.offer(record, due: due, now: now) else { return admit(record, current: current) }
         var effects = Effects()
         known.insert(tp)
-        if !wasHeld, let due { effects.held = (tp, due) }
+        if !wasHeld, let due {
+            effects.held = (tp, due)
+            effects.offered = record.position
+        }
         syncPause(&effects)
         return effects
     }
 
-    /// Offers an event's records in order (``offer(_:due:now:)``). - Returns: their effects merged,
-    /// and those of each record that did more than wait or get admitted (dropped, or held by a
-    /// gate), by its index, for the caller to log.
+    /// Offers an event's records in order (``offer(_:due:now:)``).
+    /// - Returns: their effects merged, and those of each record that was dropped or held by a
+    ///   gate (``Effects/offered`` says which), for the caller to log.
     mutating func offer(_ records: [InboundRecord], due: (InboundRecord) -> Date?,
-                        now: Date) -> (effects: Effects, notable: [(Int, Effects)]) {
-        var merged = Effects(), notable: [(Int, Effects)] = []
-        for index in records.indices {
-            let effects = offer(records[index], due: due(records[index]), now: now)
-            if effects.staleEpoch != nil || effects.replayedOffset != nil || effects.heldUnprepared || effects.held != nil {
-                notable.append((index, effects))
+                        now: Date) -> (effects: Effects, notable: [Effects]) {
+        var merged = Effects(), notable: [Effects] = []
+        // Through the buffer, whose elements are borrowed: each record is copied once, into its work item.
+        records.withUnsafeBufferPointer { records in
+            for record in records {
+                let effects = offer(record, due: due(record), now: now)
+                if effects.offered != nil { notable.append(effects) }
+                merged.merge(effects)
             }
-            merged.merge(effects)
         }
         return (merged, notable)
     }

@@ -52,22 +52,25 @@ extension StageRunner {
                     if stage.mayWaitOnOutside(input) {
                         chains.addTask { await self.runChain(startingWith: item, input: input) }
                     } else {
-                        round.append((item, input))
+                        round.append((item, consume input))
                     }
                 }
-                items = await runRound(round)
+                items = await runRound(consume round)
             }
         }
     }
 
     /// Processes one round of a batch (each record with its input when already decoded), delivers
     /// it and completes it. - Returns: the next records of the round's chains.
-    private func runRound(_ round: [(WorkItem, S.Input?)]) async -> [WorkItem] {
+    private func runRound(_ round: consuming [(WorkItem, S.Input?)]) async -> [WorkItem] {
         guard !round.isEmpty else { return [] }
         let batch = HeldBatch()
         var deliverEarlier: (@Sendable () async -> Void)?
         if S.waitsOn == .deliveries { deliverEarlier = { @Sendable in await self.deliverHeld(batch) } }
-        for (item, input) in round {
+        // Each input moves out of the round into `prepare` (iterating would copy it, every field):
+        // reversed through the buffer, then popped in order.
+        round.withUnsafeMutableBufferPointer { $0.reverse() }
+        while let (item, input) = round.popLast() {
             let scope = DeliveryScope(partition: item.record.partition, epoch: item.epoch, deliverEarlier: deliverEarlier)
             if let record = await prepare(item, input: input, scope: scope, timed: false) {
                 batch.hold(record)

@@ -8,8 +8,7 @@ extension StageRunner {
     func runChain(startingWith first: WorkItem, input: S.Input) async {
         var current: WorkItem? = first, decoded: S.Input? = input
         while let item = current {
-            let completion = await handle(item, input: decoded)
-            decoded = nil
+            let completion = await handle(item, input: decoded.take())
             var processed = false
             switch completion {
             case .processed:
@@ -30,10 +29,10 @@ extension StageRunner {
     /// Handles one record end to end under a fresh ``DeliveryScope``, which is settled on every
     /// path: delivered when the stage's emitted outputs were acknowledged, not delivered otherwise.
     /// Never throws: every failure is routed or reported.
-    func handle(_ item: WorkItem, input: S.Input?) async -> RecordCompletion {
+    func handle(_ item: WorkItem, input: consuming S.Input?) async -> RecordCompletion {
         let scope = DeliveryScope(partition: item.record.partition, epoch: item.epoch)
         let completion: RecordCompletion
-        if let prepared = await prepare(item, input: input, scope: scope, timed: true) {
+        if let prepared = await prepare(item, input: consume input, scope: scope, timed: true) {
             completion = await deliver([prepared])[0].1
         } else {
             completion = .abandoned
@@ -45,7 +44,7 @@ extension StageRunner {
     /// Decodes (unless `decoded` is given), processes and routes a record (a record that cannot be
     /// decoded or whose result cannot be encoded is routed to the dead-letter topic); `timed`: under
     /// the processing timeout. - Returns: nil when it was abandoned (cancelled while processing).
-    func prepare(_ item: WorkItem, input decoded: S.Input? = nil, scope: DeliveryScope, timed: Bool) async -> PreparedRecord? {
+    func prepare(_ item: WorkItem, input decoded: consuming S.Input? = nil, scope: DeliveryScope, timed: Bool) async -> PreparedRecord? {
         let record = item.record
         let started = ContinuousClock.now
         let attempt = RecordHeaders.attempt(in: record.headers)
@@ -58,7 +57,7 @@ extension StageRunner {
         let verdict: RecordVerdict
         let input: S.Input
         do {
-            input = try decoded ?? S.decodeInput(record.value)
+            if let decoded = consume decoded { input = decoded } else { input = try S.decodeInput(record.value) }
         } catch {
             let recordLogger = logger.with(lazy: {
                 Self.metadata(topic: topic, partition: partition, offset: offset, attempt: attempt)
@@ -178,7 +177,7 @@ extension StageRunner {
     func settleDelivered(_ prepared: PreparedRecord, at acknowledged: ContinuousClock.Instant,
                          into tally: inout StageMetrics.Tally) {
         prepared.scope.settle(delivered: prepared.verdict == .emitted)
-        tally.add(prepared.verdict, input: prepared.item.record, outbound: prepared.outbound,
+        tally.add(prepared.verdict, input: prepared.item, outbound: prepared.outbound,
                   elapsed: prepared.started.duration(to: acknowledged))
     }
 

@@ -236,7 +236,7 @@ public final class StageRunner<S: Stage>: Sendable {
                     let (offered, settled) = mutate { state in
                         (state.offer(records, due: { self.dueTime(of: $0) }, now: now), state.holds(.pauseSettled))
                     }
-                    for (index, effects) in offered.notable { log(effects, of: records[index]) }
+                    for effects in offered.notable { log(effects) }
                     await perform(offered.effects)
                     // If a resume was still in flight when the limit was reached, the pause is
                     // applied by whoever finishes that resume; do not pull until it has been.
@@ -267,29 +267,31 @@ public final class StageRunner<S: Stage>: Sendable {
         }
     }
 
-    /// Logs what admitting `record` did besides admitting it (dropped, or held by a gate).
-    private func log(_ effects: RunnerState.Effects, of record: InboundRecord) {
+    /// Logs what offering a record did besides admitting it (dropped, or held by a gate).
+    private func log(_ effects: RunnerState.Effects) {
+        guard let position = effects.offered else { return }
+        let partition = MetadataValue.string(position.topicPartition.description)
         if let epoch = effects.staleEpoch {
             logger.info("record of an earlier assignment of its partition dropped", metadata: [
-                LoggingKeys.kafkaPartition: .string(record.topicPartition.description),
-                LoggingKeys.kafkaOffset: .integer(record.offset), "assignment.epoch": .string("\(epoch.rawValue)"),
+                LoggingKeys.kafkaPartition: partition,
+                LoggingKeys.kafkaOffset: .integer(position.offset), "assignment.epoch": .string("\(epoch.rawValue)"),
             ])
         }
         if let offset = effects.replayedOffset {
             logger.warning("source re-delivered an offset already admitted; dropped", metadata: [
-                LoggingKeys.kafkaPartition: .string(record.topicPartition.description),
+                LoggingKeys.kafkaPartition: partition,
                 LoggingKeys.kafkaOffset: .integer(offset),
             ])
         }
         if effects.heldUnprepared {
             logger.debug("record held until its partition is prepared", metadata: [
-                LoggingKeys.kafkaPartition: .string(record.topicPartition.description),
-                LoggingKeys.kafkaOffset: .integer(record.offset),
+                LoggingKeys.kafkaPartition: partition,
+                LoggingKeys.kafkaOffset: .integer(position.offset),
             ])
         }
-        if let (tp, due) = effects.held {
+        if let (_, due) = effects.held {
             logger.info("retry record not due; partition paused until then", metadata: [
-                LoggingKeys.kafkaPartition: .string(tp.description), LoggingKeys.kafkaOffset: .integer(record.offset),
+                LoggingKeys.kafkaPartition: partition, LoggingKeys.kafkaOffset: .integer(position.offset),
                 LoggingKeys.retryNotBefore: .string(RecordHeaders.timestamp(due)),
             ])
         }

@@ -127,9 +127,9 @@ public struct InMemoryRecordSource: RecordSource {
                 }
                 idleTurns = 0
                 group.positions[tp] = position + 1
-                var record = log.records[Int(position - log.start)]
-                record.epoch = group.epochs[tp] ?? .initial
-                records.append(record)
+                // Appended, then stamped in place: a local copy to stamp cost a second copy of the record.
+                records.append(log.records[Int(position - log.start)])
+                records[records.count - 1].epoch = group.epochs[tp] ?? .initial
             }
             if !records.isEmpty { return .event(.records(records)) }
             if finishWhenIdle && group.paused.isEmpty { return .finished }
