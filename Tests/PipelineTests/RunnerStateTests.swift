@@ -308,6 +308,23 @@ import Testing
         }
     }
 
+    /// An event's records offered together: admitted in order, and only those dropped come back
+    /// for the log line, each with its own position (a stale epoch, an offset admitted already).
+    @Test func anEventsRecordsAreOfferedTogetherAndTheDroppedOnesNamed() {
+        var state = RunnerState(maxInFlight: 10, resumeThreshold: 5)
+        _ = state.assigned([p0], epoch: AssignmentEpoch(3))
+        let records = [record(5, key: "a", epoch: 3), record(6, key: "b", epoch: 2), record(7, key: "c", epoch: 3),
+                       record(5, key: "a", epoch: 3)]
+        let offered = state.offer(records, due: { _ in nil }, now: .distantPast)
+        #expect(offered.effects.wakeSpawner)
+        #expect(offered.notable.map(\.offered) == [RecordPosition(topicPartition: p0, offset: 6),
+                                                    RecordPosition(topicPartition: p0, offset: 5)])
+        #expect(offered.notable.map(\.staleEpoch) == [AssignmentEpoch(2), nil])
+        #expect(offered.notable.map(\.replayedOffset) == [nil, 5])
+        #expect(state.takeReady().items.map(\.record.offset) == [5, 7])
+        #expect(state.inFlight == 2)
+    }
+
     /// A record fetched under an earlier assignment (handed over late by a source) is dropped, not
     /// admitted into the new one: its partition's owner receives it again from the committed offset.
     @Test func aRecordOfAnEarlierAssignmentIsDropped() {
