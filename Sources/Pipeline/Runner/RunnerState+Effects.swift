@@ -9,8 +9,9 @@ extension RunnerState {
         var wakeSpawner = false
         /// The next record of the finished record's chain, to run on the same worker.
         var next: WorkItem?
-        /// A partition the delay gate started holding, and until when (for logging).
-        var held: (TopicPartition, Date)?
+        /// When the record the delay gate started holding (its partition paused) becomes due; the
+        /// partition is ``offered``'s (for logging).
+        var heldUntil: Date?
         /// Records the delay gate released (admitted now).
         var released = 0
         /// The record offered was held until its partition is prepared.
@@ -34,7 +35,6 @@ extension RunnerState {
             stores += other.stores
             pauseChange = other.pauseChange ?? pauseChange
             wakeSpawner = wakeSpawner || other.wakeSpawner
-            held = held ?? other.held
             released += other.released
             prepare += other.prepare
             cancelPreparations += other.cancelPreparations

@@ -263,7 +263,7 @@ struct RunnerState {
         var effects = Effects()
         known.insert(tp)
         if !wasHeld, let due {
-            effects.held = (tp, due)
+            effects.heldUntil = due
             effects.offered = record.position
         }
         syncPause(&effects)

@@ -289,7 +289,7 @@ public final class StageRunner<S: Stage>: Sendable {
                 LoggingKeys.kafkaOffset: .integer(position.offset),
             ])
         }
-        if let (_, due) = effects.held {
+        if let due = effects.heldUntil {
             logger.info("retry record not due; partition paused until then", metadata: [
                 LoggingKeys.kafkaPartition: partition, LoggingKeys.kafkaOffset: .integer(position.offset),
                 LoggingKeys.retryNotBefore: .string(RecordHeaders.timestamp(due)),
