@@ -1,4 +1,5 @@
 import Foundation
+import Observability
 
 extension SignedDataVerifier {
     /// Verifies an App Store Server Notification V2 `signedPayload`, and the transaction and
@@ -36,10 +37,15 @@ extension SignedDataVerifier {
     /// - Returns: The notification with ``NotificationData/transactionInfo`` and
     ///   ``NotificationData/renewalInfo`` set when present, or why it was rejected.
     public func verifyAndDecodeNotification(_ signedPayload: String) -> VerificationResult<ResponseBodyV2DecodedPayload> {
+        signedPayload.withUTF8InPlace { verifyAndDecodeNotification(utf8: $0) }
+    }
+
+    /// ``verifyAndDecodeNotification(_:)`` over the JWS's UTF-8 bytes where they are.
+    public func verifyAndDecodeNotification(utf8 signedPayload: UnsafeBufferPointer<UInt8>) -> VerificationResult<ResponseBodyV2DecodedPayload> {
         cached(signedPayload, as: .notification) { notification(signedPayload, clockUse: $0, signingInput: $1) }
     }
 
-    private func notification(_ signedPayload: String, clockUse: ClockUse,
+    private func notification(_ signedPayload: UnsafeBufferPointer<UInt8>, clockUse: ClockUse,
                               signingInput: SigningInputDigest?) -> VerificationResult<ResponseBodyV2DecodedPayload> {
         let dateRange = core.dateRange
         return decode(signedPayload, clockUse: clockUse, signingInput: signingInput) { json throws(VerificationError) in
@@ -110,7 +116,8 @@ extension SignedDataVerifier {
     func verifyNested(in data: inout NotificationData, clockUse: ClockUse) throws(VerificationError) {
         if let jws = data.signedTransactionInfo {
             let field = "data.signedTransactionInfo"
-            let transaction = try nested(transaction(jws, clockUse: clockUse), field: field)
+            let verified = jws.withUTF8InPlace { self.transaction($0, clockUse: clockUse) }
+            let transaction = try nested(verified, field: field)
             guard transaction.bundleId == data.bundleId else {
                 throw VerificationError(.nestedMismatch, "\(field): bundleId differs from data.bundleId")
             }
@@ -121,7 +128,8 @@ extension SignedDataVerifier {
         }
         if let jws = data.signedRenewalInfo {
             let field = "data.signedRenewalInfo"
-            let renewalInfo = try nested(renewalInfo(jws, clockUse: clockUse), field: field)
+            let verified = jws.withUTF8InPlace { self.renewalInfo($0, clockUse: clockUse) }
+            let renewalInfo = try nested(verified, field: field)
             guard renewalInfo.rawEnvironment == data.rawEnvironment else {
                 throw VerificationError(.nestedMismatch, "\(field): environment differs from data.environment")
             }

@@ -1,4 +1,5 @@
 import Foundation
+import Observability
 
 /// Verifies and decodes StoreKit 2 signed data (compact JWS, ES256, `x5c` chain) fully offline.
 ///
@@ -53,10 +54,16 @@ public final class SignedDataVerifier: Sendable {
     /// - Parameter signedTransaction: A JWS such as `signedTransactionInfo`.
     /// - Returns: The decoded transaction, or why it was rejected.
     public func verifyAndDecodeTransaction(_ signedTransaction: String) -> VerificationResult<JWSTransactionDecodedPayload> {
+        signedTransaction.withUTF8InPlace { verifyAndDecodeTransaction(utf8: $0) }
+    }
+
+    /// ``verifyAndDecodeTransaction(_:)`` over the JWS's UTF-8 bytes where they are: a caller that
+    /// holds them (a record just read) needs no `String` of them.
+    public func verifyAndDecodeTransaction(utf8 signedTransaction: UnsafeBufferPointer<UInt8>) -> VerificationResult<JWSTransactionDecodedPayload> {
         cached(signedTransaction, as: .transaction) { transaction(signedTransaction, clockUse: $0, signingInput: $1) }
     }
 
-    func transaction(_ signedTransaction: String, clockUse: ClockUse,
+    func transaction(_ signedTransaction: UnsafeBufferPointer<UInt8>, clockUse: ClockUse,
                      signingInput: SigningInputDigest? = nil) -> VerificationResult<JWSTransactionDecodedPayload> {
         let dateRange = core.dateRange
         return decode(signedTransaction, clockUse: clockUse, signingInput: signingInput) { json throws(VerificationError) in
@@ -73,10 +80,15 @@ public final class SignedDataVerifier: Sendable {
     /// - Parameter signedRenewalInfo: A JWS such as `signedRenewalInfo`.
     /// - Returns: The decoded renewal info, or why it was rejected.
     public func verifyAndDecodeRenewalInfo(_ signedRenewalInfo: String) -> VerificationResult<JWSRenewalInfoDecodedPayload> {
+        signedRenewalInfo.withUTF8InPlace { verifyAndDecodeRenewalInfo(utf8: $0) }
+    }
+
+    /// ``verifyAndDecodeRenewalInfo(_:)`` over the JWS's UTF-8 bytes where they are.
+    public func verifyAndDecodeRenewalInfo(utf8 signedRenewalInfo: UnsafeBufferPointer<UInt8>) -> VerificationResult<JWSRenewalInfoDecodedPayload> {
         cached(signedRenewalInfo, as: .renewalInfo) { renewalInfo(signedRenewalInfo, clockUse: $0, signingInput: $1) }
     }
 
-    func renewalInfo(_ signedRenewalInfo: String, clockUse: ClockUse,
+    func renewalInfo(_ signedRenewalInfo: UnsafeBufferPointer<UInt8>, clockUse: ClockUse,
                      signingInput: SigningInputDigest? = nil) -> VerificationResult<JWSRenewalInfoDecodedPayload> {
         let dateRange = core.dateRange
         return decode(signedRenewalInfo, clockUse: clockUse, signingInput: signingInput) { json throws(VerificationError) in
@@ -89,7 +101,7 @@ public final class SignedDataVerifier: Sendable {
     /// The cached outcome of verifying `jws` as `kind`, else `verify`'s, stored unless it read
     /// the clock (see ``VerifiedJWSCache``). A miss hands `verify` the signing input's digest,
     /// computed with the key.
-    func cached<T: Sendable>(_ jws: String, as kind: VerifiedJWSCache.Kind,
+    func cached<T: Sendable>(_ jws: UnsafeBufferPointer<UInt8>, as kind: VerifiedJWSCache.Kind,
                              _ verify: (ClockUse, SigningInputDigest?) -> VerificationResult<T>) -> VerificationResult<T> {
         guard let verifiedCache else { return verify(ClockUse(), nil) }
         let (key, signingInput) = VerifiedJWSCache.Key.withSigningInput(jws, kind: kind)
@@ -101,18 +113,14 @@ public final class SignedDataVerifier: Sendable {
     }
 
     /// Runs the shared JWS verification, then a payload-specific decoder.
-    func decode<T: Sendable>(_ jws: String, dateMembers: [String] = ["signedDate"], clockUse: ClockUse,
+    func decode<T: Sendable>(_ jws: UnsafeBufferPointer<UInt8>, dateMembers: [String] = ["signedDate"], clockUse: ClockUse,
                              signingInput: SigningInputDigest? = nil,
                              _ build: (JSONObject) throws(VerificationError) -> T) -> VerificationResult<T> {
-        switch core.verify(jws, dateMembers: dateMembers, clockUse: clockUse, signingInput: signingInput) {
-        case .failure(let error):
+        do throws(VerificationError) {
+            let verified = try core.verify(bytes: jws, dateMembers: dateMembers, clockUse: clockUse, signingInput: signingInput)
+            return .valid(try build(verified.payload))
+        } catch {
             return .invalid(error)
-        case .success(let verified):
-            do throws(VerificationError) {
-                return .valid(try build(verified.payload))
-            } catch {
-                return .invalid(error)
-            }
         }
     }
 

@@ -116,8 +116,8 @@ import Testing
                       String(repeating: "h", count: 63) + "." + String(repeating: "p", count: 1_000) + ".s",
                       "no dots", "one.dot", ""])
     func theKeyAndTheSigningInputDigestComeFromOnePass(_ jws: String) {
-        let (key, signingInput) = VerifiedJWSCache.Key.withSigningInput(jws, kind: .transaction)
-        #expect(key != VerifiedJWSCache.Key.withSigningInput(jws, kind: .renewalInfo).key)
+        let (key, signingInput) = Array(jws.utf8).withUnsafeBufferPointer { VerifiedJWSCache.Key.withSigningInput($0, kind: .transaction) }
+        #expect(key != Array(jws.utf8).withUnsafeBufferPointer { VerifiedJWSCache.Key.withSigningInput($0, kind: .renewalInfo) }.key)
         let whole = SHA256Digest.hash(Array(jws.utf8))
         #expect(withUnsafeBytes(of: key.digest) { Array($0) } == whole)
         let segments = jws.split(separator: ".", omittingEmptySubsequences: false)

@@ -128,6 +128,37 @@ import Testing
         try Self.expectEqualValues(RenewalSnapshot())
     }
 
+    /// An ingested payload read over a tape stays the record's bytes, which verify hands to the
+    /// verifier without a `String` of them, and reads as the text it was written from; a payload
+    /// with an escape or a non-ASCII byte is decoded into a `String` as before.
+    @Test func anIngestedPayloadStaysTheRecordsBytes() throws {
+        let bytes = try ContractCoding.encode(Self.ingested)
+        let read = try ContractJSONDecoder.read(IngestedSubmission.self, from: bytes)
+        #expect(read.withPayloadUTF8 { Array($0) } == Array(Fixtures.jws.utf8))
+        let inRecord = bytes.withUnsafeBufferPointer { record in
+            read.withPayloadUTF8 { $0.baseAddress! >= record.baseAddress! && $0.baseAddress! + $0.count <= record.baseAddress! + record.count }
+        }
+        #expect(inRecord, "the payload was copied out of the record")
+        #expect(read.payload == Fixtures.jws && read == Self.ingested)
+
+        var escaped = Self.ingested
+        escaped.payload = "a/b\"c.\u{E9}"
+        let reread = try ContractJSONDecoder.read(IngestedSubmission.self, from: try ContractCoding.encode(escaped))
+        #expect(reread.payload == "a/b\"c.\u{E9}" && reread == escaped)
+        #expect(reread.withPayloadUTF8 { Array($0) } == Array("a/b\"c.\u{E9}".utf8))
+    }
+
+    /// Text held as a record's bytes equals text held as a `String` exactly when the strings are
+    /// equal, `String`'s canonical equivalence included (U+212A KELVIN SIGN is `K`).
+    @Test func recordTextComparesAsStrings() {
+        let ascii = RecordText(ascii: ArraySlice(Array("xK".utf8)))
+        #expect(ascii == RecordText("xK") && RecordText("xK") == ascii)
+        #expect(ascii == RecordText("x\u{212A}"))
+        #expect(ascii != RecordText("xk") && ascii != RecordText(ascii: ArraySlice(Array("xk".utf8))))
+        #expect(ascii == RecordText(ascii: Array("axK".utf8)[1...]))
+        #expect(ascii.string == "xK" && ascii.utf8Count == 2)
+    }
+
     @Test func everyContractSampleReadsAsTheCodablePathReadsIt() async throws {
         let samples = try await ContractSamples.make()
         for value in samples.ingested { try Self.expectEqualValues(value) }

@@ -144,6 +144,15 @@ public struct JSONTape: Sendable {
         }
     }
 
+    /// The document's bytes of the plain ASCII string at `position` (no escapes, so they are its
+    /// text), sharing the document's storage; nil for any other value. A reader that keeps a long
+    /// string only to read its bytes (verify's JWS) copies nothing.
+    public func asciiBytes(ofStringAt position: Int) -> ArraySlice<UInt8>? {
+        let entry = entries[position]
+        guard entry.kind == .asciiString else { return nil }
+        return bytes[Int(entry.first)..<Int(entry.second)]
+    }
+
     /// Whether two names have the same bytes (names are short: a byte loop is enough).
     @inline(__always)
     static func equal(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -28,27 +28,25 @@ final class VerifiedJWSCache: Sendable {
 
         /// The key of `jws` and, when it has at least two dots, its signing input's digest, from
         /// one pass over its bytes: a miss then verifies the signature without hashing them again.
-        static func withSigningInput(_ jws: String, kind: Kind) -> (key: Key, signingInput: SigningInputDigest?) {
-            return jws.withUTF8InPlace { bytes -> (key: Key, signingInput: SigningInputDigest?) in
-                var whole = SigningInputDigest.Words(0, 0, 0, 0), prefix = SigningInputDigest.Words(0, 0, 0, 0)
-                let base = UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!)
-                if let length = SigningInputDigest.signingInputLength(bytes) {
-                    let hashed = withUnsafeMutableBytes(of: &whole) { wholeOut in
-                        withUnsafeMutableBytes(of: &prefix) { prefixOut in
-                            SHA256Digest.hash(base, count: bytes.count, prefix: length,
-                                              into: wholeOut.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                              prefixInto: prefixOut.baseAddress!.assumingMemoryBound(to: UInt8.self))
-                        }
-                    }
-                    if hashed {
-                        return (Key(digest: whole, kind: kind), SigningInputDigest(length: length, words: prefix))
+        static func withSigningInput(_ bytes: UnsafeBufferPointer<UInt8>, kind: Kind) -> (key: Key, signingInput: SigningInputDigest?) {
+            var whole = SigningInputDigest.Words(0, 0, 0, 0), prefix = SigningInputDigest.Words(0, 0, 0, 0)
+            let base = UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+            if let length = SigningInputDigest.signingInputLength(bytes) {
+                let hashed = withUnsafeMutableBytes(of: &whole) { wholeOut in
+                    withUnsafeMutableBytes(of: &prefix) { prefixOut in
+                        SHA256Digest.hash(base, count: bytes.count, prefix: length,
+                                          into: wholeOut.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                          prefixInto: prefixOut.baseAddress!.assumingMemoryBound(to: UInt8.self))
                     }
                 }
-                withUnsafeMutableBytes(of: &whole) { out in
-                    SHA256Digest.hash(base, count: bytes.count, into: out.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                if hashed {
+                    return (Key(digest: whole, kind: kind), SigningInputDigest(length: length, words: prefix))
                 }
-                return (Key(digest: whole, kind: kind), nil)
             }
+            withUnsafeMutableBytes(of: &whole) { out in
+                SHA256Digest.hash(base, count: bytes.count, into: out.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+            return (Key(digest: whole, kind: kind), nil)
         }
 
         static func == (lhs: Key, rhs: Key) -> Bool {

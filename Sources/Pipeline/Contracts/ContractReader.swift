@@ -86,6 +86,16 @@ struct ContractReader {
         return string
     }
 
+    /// A required string kept as the document's bytes when it is plain ASCII on a tape (see
+    /// ``RecordText``), else read as ``string(_:)`` reads it.
+    func text(_ key: ContractKey) throws -> RecordText {
+        if case .tape(let tape, let object) = source, let position = tape.member(key.stringValue, ofObjectAt: object),
+           let bytes = tape.asciiBytes(ofStringAt: position) {
+            return RecordText(ascii: bytes)
+        }
+        return RecordText(try string(key))
+    }
+
     func stringIfPresent(_ key: ContractKey) throws -> String? {
         guard let value = presentMember(key) else { return nil }
         guard case .string(let string) = value else { throw mismatch(String.self, value, key) }

@@ -1,7 +1,7 @@
 /// `receipt-ingested/v1` written directly (see ``ContractWritable``); members in sorted key order.
 extension IngestedSubmission: ContractWritable {
     /// The payload (a JWS with its certificate chain, or a whole app receipt) dominates the size.
-    var contractSizeEstimate: Int { payload.utf8.count + 512 }
+    var contractSizeEstimate: Int { payloadText.utf8Count + 512 }
 
     func write(to writer: inout ContractJSONWriter) {
         writer.beginObject()

@@ -23,8 +23,13 @@ public struct IngestedSubmission: Sendable, Codable, Equatable, OutboundMessage 
     public var userId: String
     /// What the payload is (see ``SubmissionKind``).
     public var kind: SubmissionKind
-    /// The receipt material itself; never logged.
-    public var payload: String
+    /// The receipt material itself; never logged. Read from a record, it stays the record's
+    /// bytes until asked for as a `String` (``withPayloadUTF8(_:)`` reads it without one).
+    public var payload: String {
+        get { payloadText.string }
+        set { payloadText = RecordText(newValue) }
+    }
+    private(set) var payloadText: RecordText
     /// Lowercase hex SHA-256 of the payload, for logs and tracing.
     public var payloadSHA256: String
     /// When the producer says the client submitted it.
@@ -36,7 +41,7 @@ public struct IngestedSubmission: Sendable, Codable, Equatable, OutboundMessage 
     public init(submissionId: String, bundleId: String, userId: String, kind: SubmissionKind,
                 payload: String, submittedAt: Date, ingestedAt: Date) {
         self.init(schema: Self.schema, submissionId: submissionId, bundleId: bundleId, userId: userId, kind: kind,
-                  payload: payload, payloadSHA256: SHA256.hexDigest(payload), submittedAt: submittedAt,
+                  payload: RecordText(payload), payloadSHA256: SHA256.hexDigest(payload), submittedAt: submittedAt,
                   ingestedAt: ingestedAt)
     }
 
@@ -45,16 +50,21 @@ public struct IngestedSubmission: Sendable, Codable, Equatable, OutboundMessage 
     /// value in a temporary and copied it out.
     @inline(never)
     init(schema: String, submissionId: String, bundleId: String, userId: String, kind: SubmissionKind,
-         payload: String, payloadSHA256: String, submittedAt: Date, ingestedAt: Date) {
+         payload: RecordText, payloadSHA256: String, submittedAt: Date, ingestedAt: Date) {
         self.schema = schema
         self.submissionId = submissionId
         self.bundleId = bundleId
         self.userId = userId
         self.kind = kind
-        self.payload = payload
+        self.payloadText = payload
         self.payloadSHA256 = payloadSHA256
         self.submittedAt = submittedAt
         self.ingestedAt = ingestedAt
+    }
+
+    /// `body` over the payload's UTF-8, where it is: verify hands a JWS to the verifier so.
+    public func withPayloadUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try payloadText.withUTF8(body)
     }
 
     /// The owner of this submission.
@@ -77,7 +87,7 @@ public struct IngestedSubmission: Sendable, Codable, Equatable, OutboundMessage 
         bundleId = try c.decode(String.self, forKey: .bundleId)
         userId = try c.decode(String.self, forKey: .userId)
         kind = try c.decode(SubmissionKind.self, forKey: .kind)
-        payload = try c.decode(String.self, forKey: .payload)
+        payloadText = RecordText(try c.decode(String.self, forKey: .payload))
         payloadSHA256 = try c.decode(String.self, forKey: .payloadSHA256)
         submittedAt = try c.decodeTimestamp(forKey: .submittedAt)
         ingestedAt = try c.decodeTimestamp(forKey: .ingestedAt)

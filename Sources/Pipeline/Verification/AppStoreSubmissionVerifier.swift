@@ -50,7 +50,7 @@ public struct AppStoreSubmissionVerifier: SubmissionVerifier {
     public func verify(_ submission: IngestedSubmission, context: StageContext) async throws -> [VerifiedTransaction] {
         switch submission.kind {
         case .serverNotification:
-            let notification = try Self.unwrap(verifier.verifyAndDecodeNotification(submission.payload))
+            let notification = try Self.unwrap(submission.withPayloadUTF8 { verifier.verifyAndDecodeNotification(utf8: $0) })
             try Self.bind(signed: notification.bundleId, to: submission)
             guard let transaction = notification.data?.transactionInfo else { return [] }
             let source = NotificationSource(
@@ -59,7 +59,7 @@ public struct AppStoreSubmissionVerifier: SubmissionVerifier {
                 signedDate: notification.signedDate, renewal: notification.data?.renewalInfo.map(RenewalSnapshot.init))
             return [VerifiedTransaction(transaction, notification: source)]
         case .signedRenewalInfo:
-            _ = try Self.unwrap(verifier.verifyAndDecodeRenewalInfo(submission.payload))
+            _ = try Self.unwrap(submission.withPayloadUTF8 { verifier.verifyAndDecodeRenewalInfo(utf8: $0) })
             return []
         case .transactionId:
             guard let serverAPI else { throw StageError.permanent(.unsupportedKind, "no App Store Server API configured") }
@@ -71,7 +71,7 @@ public struct AppStoreSubmissionVerifier: SubmissionVerifier {
             guard let legacy else { throw StageError.permanent(.unsupportedKind, "no legacy receipt verification configured") }
             return try await verifyReceipt(submission, legacy: legacy, context: context)
         case .signedTransaction:
-            let transaction = try Self.unwrap(verifier.verifyAndDecodeTransaction(submission.payload))
+            let transaction = try Self.unwrap(submission.withPayloadUTF8 { verifier.verifyAndDecodeTransaction(utf8: $0) })
             try Self.bind(signed: transaction.bundleId, to: submission)
             return [VerifiedTransaction(transaction)]
         }
