@@ -55,4 +55,15 @@ static inline int COpenSSL_sk_PKCS7_SIGNER_INFO_num(const STACK_OF(PKCS7_SIGNER_
 // sk_PKCS7_SIGNER_INFO_value is a type-safe stack macro.
 static inline PKCS7_SIGNER_INFO *COpenSSL_sk_PKCS7_SIGNER_INFO_value(const STACK_OF(PKCS7_SIGNER_INFO) *stack, int index) { return sk_PKCS7_SIGNER_INFO_value(stack, index); }
 
+// SHA-256 on a context the caller owns (SHA256Digest): a state kept by value can be remembered
+// and copied (a JWS header's, SHA256PrefixStates), where an EVP context costs an allocation and a
+// provider call to create or copy. OpenSSL 3 deprecates these functions but keeps them, on the
+// same assembly as EVP's SHA-256.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static inline void COpenSSL_SHA256_Init(SHA256_CTX *context) { SHA256_Init(context); }
+static inline void COpenSSL_SHA256_Update(SHA256_CTX *context, const void *data, size_t length) { SHA256_Update(context, data, length); }
+static inline void COpenSSL_SHA256_Final(unsigned char *digest, SHA256_CTX *context) { SHA256_Final(digest, context); }
+#pragma GCC diagnostic pop
+
 #endif

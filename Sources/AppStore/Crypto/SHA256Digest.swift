@@ -1,41 +1,42 @@
 import COpenSSL
 import Observability
 
-/// SHA-256 through OpenSSL's `EVP_Digest` with the algorithm fetched once: the one digest every
-/// module uses (JWS signing input, `payloadSHA256`, event ids, the verified-JWS cache). OpenSSL
-/// 3's one-shot `SHA256()` looks the algorithm up by name on every call (`EVP_Q_digest`).
+/// SHA-256 through OpenSSL's low-level functions on a context kept by value: the one digest
+/// every module uses (JWS signing input, `payloadSHA256`, event ids, the verified-JWS cache).
+/// An input that starts with a JWS header seen before is hashed from that header's remembered
+/// state (``SHA256PrefixStates``); the digests are those of the whole input all the same.
 public enum SHA256Digest {
     /// Size of a digest in bytes.
     public static let byteCount = 32
 
-    /// The provider's SHA-256, fetched at first use and kept for the process (an `EVP_MD` is
-    /// immutable once fetched, so every thread may use it). Should the fetch fail, `EVP_sha256()`
-    /// is used, which OpenSSL resolves on each call.
-    nonisolated(unsafe) private static let algorithm: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil) ?? EVP_sha256()
+    /// The process's remembered JWS header states (one Apple leaf's header serves every stage).
+    static let prefixStates = SHA256PrefixStates()
 
     /// Hashes `count` bytes at `bytes` into the 32-byte buffer `output`.
-    @inline(__always)
     static func hash(_ bytes: UnsafeRawPointer?, count: Int, into output: UnsafeMutablePointer<UInt8>?) {
-        _ = EVP_Digest(bytes, count, output, nil, algorithm, nil)
+        guard let bytes, count > 0 else {
+            var context = SHA256_CTX()
+            COpenSSL_SHA256_Init(&context)
+            COpenSSL_SHA256_Final(output, &context)
+            return
+        }
+        var (context, absorbed) = prefixStates.start(bytes, count: count)
+        COpenSSL_SHA256_Update(&context, bytes + absorbed, count - absorbed)
+        COpenSSL_SHA256_Final(output, &context)
     }
 
     /// SHA-256 of `count` bytes and of their first `prefix` bytes, in one pass over them (a JWS's
     /// digest, which keys the verified-JWS cache, and its signing input's, which the signature
-    /// signs: the signing input is the JWS up to its second dot). - Returns: false when OpenSSL
-    /// failed; the outputs are then not digests.
+    /// signs: the signing input is the JWS up to its second dot).
     static func hash(_ bytes: UnsafeRawPointer, count: Int, prefix: Int, into whole: UnsafeMutablePointer<UInt8>,
-                     prefixInto prefixDigest: UnsafeMutablePointer<UInt8>) -> Bool {
+                     prefixInto prefixDigest: UnsafeMutablePointer<UInt8>) {
         precondition(0 <= prefix && prefix <= count)
-        guard let context = EVP_MD_CTX_new() else { return false }
-        defer { EVP_MD_CTX_free(context) }
-        guard let branch = EVP_MD_CTX_new() else { return false }
-        defer { EVP_MD_CTX_free(branch) }
-        return EVP_DigestInit_ex2(context, algorithm, nil) == 1
-            && EVP_DigestUpdate(context, bytes, prefix) == 1
-            && EVP_MD_CTX_copy_ex(branch, context) == 1
-            && EVP_DigestUpdate(context, bytes + prefix, count - prefix) == 1
-            && EVP_DigestFinal_ex(branch, prefixDigest, nil) == 1
-            && EVP_DigestFinal_ex(context, whole, nil) == 1
+        var (context, absorbed) = prefixStates.start(bytes, count: prefix)
+        COpenSSL_SHA256_Update(&context, bytes + absorbed, prefix - absorbed)
+        var branch = context
+        COpenSSL_SHA256_Update(&context, bytes + prefix, count - prefix)
+        COpenSSL_SHA256_Final(prefixDigest, &branch)
+        COpenSSL_SHA256_Final(whole, &context)
     }
 
     /// SHA-256 of a byte array.

@@ -32,16 +32,14 @@ final class VerifiedJWSCache: Sendable {
             var whole = SigningInputDigest.Words(0, 0, 0, 0), prefix = SigningInputDigest.Words(0, 0, 0, 0)
             let base = UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!)
             if let length = SigningInputDigest.signingInputLength(bytes) {
-                let hashed = withUnsafeMutableBytes(of: &whole) { wholeOut in
+                withUnsafeMutableBytes(of: &whole) { wholeOut in
                     withUnsafeMutableBytes(of: &prefix) { prefixOut in
                         SHA256Digest.hash(base, count: bytes.count, prefix: length,
                                           into: wholeOut.baseAddress!.assumingMemoryBound(to: UInt8.self),
                                           prefixInto: prefixOut.baseAddress!.assumingMemoryBound(to: UInt8.self))
                     }
                 }
-                if hashed {
-                    return (Key(digest: whole, kind: kind), SigningInputDigest(length: length, words: prefix))
-                }
+                return (Key(digest: whole, kind: kind), SigningInputDigest(length: length, words: prefix))
             }
             withUnsafeMutableBytes(of: &whole) { out in
                 SHA256Digest.hash(base, count: bytes.count, into: out.baseAddress!.assumingMemoryBound(to: UInt8.self))
