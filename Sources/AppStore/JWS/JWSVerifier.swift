@@ -47,25 +47,14 @@ final class JWSVerifier: Sendable {
 
     /// Verifies a compact JWS.
     /// - Parameters:
-    ///   - jws: The compact serialization.
+    ///   - bytes: The compact serialization's UTF-8.
     ///   - dateMembers: Payload members holding the signing date, first present wins
     ///     (`signedDate`; app transactions add `receiptCreationDate`).
-    /// - Returns: The verified chain and payload, or the first failure.
     ///   - clockUse: set when the outcome depended on the clock (no date member: the chain was
     ///     checked at the current time), so the outcome must not be cached.
-    /// - Parameter signingInput: the digest of `jws`'s signing input when already computed (with
-    ///   the verified-JWS cache's key), else it is computed here.
-    func verify(_ jws: String, dateMembers: [String] = ["signedDate"], clockUse: ClockUse? = nil,
-                signingInput: SigningInputDigest? = nil) -> Result<Verified, VerificationError> {
-        return jws.withUTF8InPlace { bytes in
-            do throws(VerificationError) {
-                return .success(try verify(bytes: bytes, dateMembers: dateMembers, clockUse: clockUse, signingInput: signingInput))
-            } catch {
-                return .failure(error)
-            }
-        }
-    }
-
+    ///   - signingInput: the digest of the signing input when already computed (with the
+    ///     verified-JWS cache's key), else it is computed here.
+    /// - Returns: The verified chain and payload; throws the first failure.
     func verify(bytes: UnsafeBufferPointer<UInt8>, dateMembers: [String], clockUse: ClockUse? = nil,
                 signingInput precomputed: SigningInputDigest? = nil) throws(VerificationError) -> Verified {
         guard bytes.count <= limits.maxJWSBytes else {
