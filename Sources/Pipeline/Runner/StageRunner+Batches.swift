@@ -52,9 +52,9 @@ extension StageRunner {
     /// of the round's chains.
     ///
     /// For a stage that waits on the outside, each record is decoded just before it is processed,
-    /// and one whose input may wait is handed to `divert` instead. Decoding the whole
-    /// round first cost verify about 2.5 µs per record: by the time a record was verified, the
-    /// other inputs decoded after it had pushed its JWS out of the core's cache (docs/benchmarks.md).
+    /// and one whose input may wait is handed to `divert` instead. Decoding the whole round first
+    /// (up to 64 inputs) let the inputs decoded after a record push its JWS out of the core's cache
+    /// before it was verified: about 1% of verify's CPU (docs/benchmarks.md, session 28).
     private func runRound(_ items: [WorkItem], divert: (WorkItem, consuming S.Input) -> Void) async -> [WorkItem] {
         let batch = HeldBatch()
         var deliverEarlier: (@Sendable () async -> Void)?
