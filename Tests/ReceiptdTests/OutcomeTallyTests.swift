@@ -41,4 +41,22 @@ struct OutcomeTallyTests {
         #expect(counts.eventPositions["e1"]?.count == 2)
         #expect(counts.brokerRewrites.isEmpty)
     }
+
+    /// `bench pipeline`'s window ends when the last expected submission is accounted for, not
+    /// when a poll notices: the mark is taken by the verdict that reaches the count, once.
+    @Test func theCompletionMarkIsTakenByTheVerdictThatReachesTheTarget() throws {
+        var counts = OutcomeTally.Counts()
+        counts.completionTarget = 2
+        counts.settle(submissionId: "s1", source: nil, verdict: "grant")
+        counts.noteCompletion()
+        #expect(counts.completedAt == nil)
+        let before = ContinuousClock.now
+        counts.settle(submissionId: "s2", source: nil, verdict: "rejected:invalid-json")
+        counts.noteCompletion()
+        let mark = try #require(counts.completedAt)
+        #expect(mark >= before)
+        counts.settle(submissionId: "s3", source: nil, verdict: "grant")
+        counts.noteCompletion()
+        #expect(counts.completedAt == mark)
+    }
 }

@@ -44,7 +44,17 @@ final class OutcomeTally: Sendable {
         /// Verdicts on records too malformed to name their submission, by source position.
         var unattributed: [String: String] = [:]
 
+        /// The accounted count a measurement waits for (``OutcomeTally/expectAccounted(_:)``), and
+        /// when it was first reached: taken by the record that reached it, where the harness's poll
+        /// noticed up to its interval later and counted that wait in `bench pipeline`'s window.
+        var completionTarget = Int.max
+        var completedAt: ContinuousClock.Instant?
+
         static let actions: Set<String> = ["grant", "renew", "update", "expire", "revoke"]
+
+        mutating func noteCompletion() {
+            if completedAt == nil, accounted.count >= completionTarget { completedAt = .now }
+        }
 
         /// Records where an entitlement event was read. - Returns: false when this copy is the
         /// first copy's message written again by the broker (same producer timestamp and bytes:
@@ -125,6 +135,17 @@ final class OutcomeTally: Sendable {
     /// Submissions accounted for so far (cheaper than a snapshot).
     var accountedCount: Int { counts.withLock { $0.accounted.count } }
 
+    /// Marks the moment `count` submissions are accounted for (now, if they already are).
+    func expectAccounted(_ count: Int) {
+        counts.withLock { counts in
+            counts.completionTarget = count
+            counts.noteCompletion()
+        }
+    }
+
+    /// When ``expectAccounted(_:)``'s count was first reached, if it has been.
+    var completedAt: ContinuousClock.Instant? { counts.withLock { $0.completedAt } }
+
     /// Submissions with a final verdict (anything but a dead letter).
     var finalCount: Int { counts.withLock { $0.verdicts.values.filter { !$0.hasPrefix("dead-letter:") }.count } }
 
@@ -146,6 +167,7 @@ final class OutcomeTally: Sendable {
                     counts.accounted.insert(submissionId)
                 }
             }
+            counts.noteCompletion()
         }
     }
 
@@ -182,6 +204,7 @@ final class OutcomeTally: Sendable {
         }
         let position = "\(message.topic)/\(message.partition)/\(message.offset)"
         counts.withLock { counts in
+            defer { counts.noteCompletion() }
             guard counts.seenPositions.insert(position).inserted else {
                 counts.rereads += 1
                 return
