@@ -96,6 +96,23 @@ import Testing
         #expect(JSONTape(Array(fits.utf8), maxDepth: Self.maxDepth) != nil)
     }
 
+    /// A reader may raise the member limit (the harness's tally reads 30-member entitlement
+    /// changes): the tape then reads the object as the parser does, and still finds a duplicate
+    /// name past the default threshold, which the parser refuses too.
+    @Test func aRaisedMemberLimitReadsLargeObjectsAndFindsTheirDuplicates() throws {
+        let names = (0..<40).map { "\"m\($0)\":\($0)" }
+        let wide = Array(("{" + names.joined(separator: ",") + "}").utf8)
+        #expect(JSONTape(wide, maxDepth: Self.maxDepth) == nil)
+        let tape = try #require(JSONTape(wide, maxDepth: Self.maxDepth, maxMembers: 64))
+        #expect(tape.value(at: tape.root) == (try JSONParser.parse(wide, maxDepth: Self.maxDepth)))
+        #expect(tape.member("m39", ofObjectAt: tape.root).map { tape.value(at: $0) } == .integer(39))
+        #expect(JSONTape(wide, maxDepth: Self.maxDepth, maxMembers: 40) != nil)
+        #expect(JSONTape(wide, maxDepth: Self.maxDepth, maxMembers: 39) == nil)
+        let duplicated = Array(("{" + (names + [#""m3":0"#]).joined(separator: ",") + "}").utf8)
+        #expect(JSONTape(duplicated, maxDepth: Self.maxDepth, maxMembers: 64) == nil)
+        #expect(throws: VerificationError.self) { try JSONParser.parse(duplicated, maxDepth: Self.maxDepth) }
+    }
+
     /// Thousands of damaged copies of the seed (bytes replaced by JSON's structural characters,
     /// removed, repeated): wherever the tape decides, it decides as the parser does.
     @Test func agreesWithTheParserOnDamagedDocuments() {

@@ -7,10 +7,12 @@ public enum JSONMembers: Sendable {
     case tree(JSONObject)
 
     /// The object of `bytes`: over a tape when it takes them, else parsed.
+    /// - Parameter maxTapeMembers: ``JSONTape/init(_:maxDepth:maxMembers:)``'s limit.
     /// - Returns: the members, or the parsed value when it is not an object.
     /// - Throws: the parser's error when the bytes are not JSON.
-    public static func read(_ bytes: [UInt8], maxDepth: Int) throws(VerificationError) -> Result<JSONMembers, NotAnObject> {
-        if let tape = JSONTape(bytes, maxDepth: maxDepth) {
+    public static func read(_ bytes: [UInt8], maxDepth: Int,
+                            maxTapeMembers: Int? = nil) throws(VerificationError) -> Result<JSONMembers, NotAnObject> {
+        if let tape = JSONTape(bytes, maxDepth: maxDepth, maxMembers: maxTapeMembers) {
             guard tape.isObject(at: tape.root) else { return .failure(NotAnObject(value: tape.value(at: tape.root))) }
             return .success(.tape(tape, object: tape.root))
         }

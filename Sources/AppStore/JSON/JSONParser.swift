@@ -10,6 +10,8 @@
 public struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
+    /// The most members ``JSONTape`` records for one object (see its initializer).
+    var maxTapeMembers = JSONObject.indexThreshold
     var index = 0
 
     init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {

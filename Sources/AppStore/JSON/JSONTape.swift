@@ -42,11 +42,17 @@ public struct JSONTape: Sendable {
     private let strings: [String]
 
     /// The tape of a document, or nil when the parser must decide (see the type's description).
-    public init?(_ bytes: [UInt8], maxDepth: Int) {
+    /// - Parameter maxMembers: the most members an object may have on the tape (nil:
+    ///   ``JSONObject/indexThreshold``). A tape finds a duplicate name by comparing it with the
+    ///   object's earlier names (n²/2 comparisons for n members) where the parser indexes a large
+    ///   object; a reader of a known larger document (the harness's tally of entitlement changes,
+    ///   about 30 members) may raise it.
+    public init?(_ bytes: [UInt8], maxDepth: Int, maxMembers: Int? = nil) {
         guard bytes.count < Int(Int32.max) else { return nil }
         var builder = JSONParser.TapeBuilder()
         let accepted = bytes.withUnsafeBufferPointer { buffer -> Bool in
             var parser = JSONParser(bytes: buffer, maxDepth: maxDepth)
+            if let maxMembers { parser.maxTapeMembers = maxMembers }
             do {
                 parser.skipWhitespace()
                 try parser.tapeValue(depth: 0, &builder)
@@ -271,7 +277,7 @@ extension JSONParser {
             while true {
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a member name") }
-                guard case .ascii(let range) = try scanString(), count < JSONObject.indexThreshold else { throw leftToParser }
+                guard case .ascii(let range) = try scanString(), count < maxTapeMembers else { throw leftToParser }
                 let tag = JSONObject.tag(ofUTF8: UnsafeBufferPointer(rebasing: bytes[range]))
                 if tape.hasMember(UnsafeBufferPointer(rebasing: bytes[range]), tag: tag, ofObjectAt: header, count: count, in: bytes) {
                     throw VerificationError(.duplicateJSONMember, "a member appears more than once")
