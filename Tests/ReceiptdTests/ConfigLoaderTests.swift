@@ -102,7 +102,8 @@ import Testing
     }
 
     /// `kafka.compression` reaches every producer the configuration builds, and a codec librdkafka
-    /// does not have is refused by name before any client exists.
+    /// does not have is refused by name when the configuration loads (before any command waits for
+    /// its brokers) and by the producer's configuration itself.
     @Test func producersGetTheConfiguredCompression() throws {
         let defaults = try ConfigLoader(environment: [:]).load()
         #expect(try defaults.kafka.producer(bootstrapServers: ["b:9092"], role: "ingest").compression == .none)
@@ -110,9 +111,15 @@ import Testing
         #expect(try lz4.kafka.producer(bootstrapServers: ["b:9092"], role: "ingest").compression == .lz4)
         let zstd = try ConfigLoader(files: [try file(#"{"kafka": {"compression": "zstd"}}"#)]).load()
         #expect(try zstd.kafka.producer(bootstrapServers: ["b:9092"], role: "replay").compression == .zstd)
-        let unknown = try ConfigLoader(environment: ["RECEIPTD_KAFKA_COMPRESSION": "brotli"]).load()
+        let refusal = #"kafka.compression must be one of none, gzip, snappy, lz4, zstd (got "brotli")"#
+        let loading = #expect(throws: ConfigLoader.LoadError.self) {
+            try ConfigLoader(environment: ["RECEIPTD_KAFKA_COMPRESSION": "brotli"]).load()
+        }
+        #expect(loading?.description == refusal)
+        var unknown = defaults
+        unknown.kafka.compression = "brotli"
         let error = #expect(throws: StartupError.self) { try unknown.kafka.producer(bootstrapServers: ["b:9092"], role: "ingest") }
-        #expect(error?.description == #"kafka.compression must be one of none, gzip, snappy, lz4, zstd (got "brotli")"#)
+        #expect(error?.description == refusal)
     }
 
     @Test func invalidJSONNamesTheLineAndColumn() throws {

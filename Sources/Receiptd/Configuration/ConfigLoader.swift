@@ -50,12 +50,17 @@ struct ConfigLoader {
         }
         try applyEnvironment(to: &tree)
         try Self.merge(overrides, into: &tree, path: [], source: "command line")
+        let configuration: WorkerConfiguration
         do {
             let data = try JSONSerialization.data(withJSONObject: tree)
-            return try JSONDecoder().decode(WorkerConfiguration.self, from: data)
+            configuration = try JSONDecoder().decode(WorkerConfiguration.self, from: data)
         } catch {
             throw LoadError(description: "invalid configuration: \(error)")
         }
+        // Checked here, so every command refuses an unknown codec at once: its producers are built
+        // only after it has waited for the brokers.
+        do { _ = try configuration.kafka.compressionCodec() } catch { throw LoadError(description: "\(error)") }
+        return configuration
     }
 
     /// Where and why JSON could not be parsed: Foundation's debug description names the character

@@ -57,14 +57,21 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
             properties.merging(producerProperties) { _, producer in producer }
         }
 
-        /// A producer as every receiptd producer is configured: client id `<clientId>-<role>`,
-        /// ``lingerMilliseconds``, ``compression`` and ``producerAdditionalProperties``.
-        /// - Throws: `StartupError` when ``compression`` names no codec.
-        func producer(bootstrapServers: [String], role: String) throws -> KafkaProducerConfiguration {
+        /// ``compression`` as librdkafka's codec.
+        /// - Throws: `StartupError` when it names no codec.
+        func compressionCodec() throws -> KafkaProducerConfiguration.Compression {
             guard let codec = KafkaProducerConfiguration.Compression(rawValue: compression) else {
                 let known = KafkaProducerConfiguration.Compression.allCases.map(\.rawValue).joined(separator: ", ")
                 throw StartupError("kafka.compression must be one of \(known) (got \"\(compression)\")")
             }
+            return codec
+        }
+
+        /// A producer as every receiptd producer is configured: client id `<clientId>-<role>`,
+        /// ``lingerMilliseconds``, ``compression`` and ``producerAdditionalProperties``.
+        /// - Throws: `StartupError` when ``compression`` names no codec.
+        func producer(bootstrapServers: [String], role: String) throws -> KafkaProducerConfiguration {
+            let codec = try compressionCodec()
             var producer = KafkaProducerConfiguration(bootstrapServers: bootstrapServers)
             producer.clientId = "\(clientId)-\(role)"
             producer.linger = .milliseconds(lingerMilliseconds)
