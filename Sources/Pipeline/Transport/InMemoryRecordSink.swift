@@ -20,15 +20,23 @@ public struct InMemoryRecordSink: RecordSink {
         if let injected { throw injected }
         let now = transport.clock()
         let written = transport.mutate { state -> Result<Int?, UnknownPartitionError> in
+            // Each topic's partition count, looked up once for the run of records that share it.
+            var counted: (topic: String, count: Int32)?
+            func partitionCount(_ topic: String) -> Int32 {
+                if let counted, counted.topic == topic { return counted.count }
+                let count = state.partitionCounts[topic] ?? state.defaultPartitionCount
+                counted = (topic, count)
+                return count
+            }
             for record in records {
-                if let partition = record.partition,
-                   !(0..<(state.partitionCounts[record.topic] ?? state.defaultPartitionCount)).contains(partition) {
+                if let partition = record.partition, !(0..<partitionCount(record.topic)).contains(partition) {
                     return .failure(UnknownPartitionError(description: "\(record.topic) has no partition \(partition)"))
                 }
             }
             for record in records {
-                _ = InMemoryTransport.append(&state, topic: record.topic, key: record.key, value: record.value,
-                                             headers: record.headers, partition: record.partition, timestamp: now)
+                _ = InMemoryTransport.append(&state, topic: record.topic, partitionCount: partitionCount(record.topic),
+                                             key: record.key, value: record.value, headers: record.headers,
+                                             partition: record.partition, timestamp: now)
             }
             state.sendCount += 1
             guard state.holdingAcknowledgements else { return .success(nil) }

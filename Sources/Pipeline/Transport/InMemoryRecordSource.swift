@@ -98,10 +98,7 @@ public struct InMemoryRecordSource: RecordSource {
                     for p in 0..<count { partitions.append(TopicPartition(topic: topic, partition: p)) }
                 }
                 let epoch = group.nextEpoch()
-                for tp in partitions {
-                    group.positions[tp] = (group.stored[tp] ?? -1) + 1
-                    group.epochs[tp] = epoch
-                }
+                for tp in partitions { group.assign(tp, epoch: epoch) }
                 group.assigned = partitions
                 return .event(.assigned(partitions, epoch: epoch))
             }
@@ -110,26 +107,32 @@ public struct InMemoryRecordSource: RecordSource {
             }
             let candidates = group.assigned
             guard !candidates.isEmpty else { return finishWhenIdle ? .finished : .wait(version: state.version) }
-            // Round-robin, one record per partition per turn, up to a batch.
+            // Round-robin, one record per partition per turn, up to a batch. A partition's log and
+            // cursor are each looked up once per record and used in place (a copy of the log
+            // retains and releases its records).
             var records: [InboundRecord] = []
+            records.reserveCapacity(Self.maxRecordsPerEvent)
             var idleTurns = 0
+            let anyPaused = !group.paused.isEmpty
             while records.count < Self.maxRecordsPerEvent, idleTurns < candidates.count {
                 let tp = candidates[group.nextPartitionIndex % candidates.count]  // the assignment may have shrunk
                 group.nextPartitionIndex = (group.nextPartitionIndex % candidates.count + 1) % candidates.count
-                guard !group.paused.contains(tp), let log = state.logs[tp] else {
+                guard !(anyPaused && group.paused.contains(tp)), let log = state.logs.index(forKey: tp),
+                      let cursor = group.cursors.index(forKey: tp) else {
                     idleTurns += 1
                     continue
                 }
-                let position = max(group.positions[tp] ?? 0, log.start)  // deleted records are skipped
-                guard position < log.end else {
+                let start = state.logs.values[log].start
+                let position = max(group.cursors.values[cursor].position, start)  // deleted records are skipped
+                guard position < state.logs.values[log].end else {
                     idleTurns += 1
                     continue
                 }
                 idleTurns = 0
-                group.positions[tp] = position + 1
+                group.cursors.values[cursor].position = position + 1
                 // Appended, then stamped in place: a local copy to stamp cost a second copy of the record.
-                records.append(log.records[Int(position - log.start)])
-                records[records.count - 1].epoch = group.epochs[tp] ?? .initial
+                records.append(state.logs.values[log].records[Int(position - start)])
+                records[records.count - 1].epoch = group.cursors.values[cursor].epoch
             }
             if !records.isEmpty { return .event(.records(records)) }
             if finishWhenIdle && group.paused.isEmpty { return .finished }

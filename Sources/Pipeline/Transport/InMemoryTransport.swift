@@ -18,11 +18,11 @@ public final class InMemoryTransport: Sendable {
     struct GroupState {
         var topics: [String]
         var assigned: [TopicPartition] = []
-        /// The assignment each assigned partition belongs to, and the latest one.
-        var epochs: [TopicPartition: AssignmentEpoch] = [:]
+        /// Per assigned partition, the next offset to deliver and the assignment it belongs to:
+        /// one entry, so delivering a record looks its partition up once.
+        var cursors: [TopicPartition: Cursor] = [:]
+        /// The latest assignment.
         var lastEpoch = AssignmentEpoch.initial
-        /// Next offset to deliver, per partition.
-        var positions: [TopicPartition: Int64] = [:]
         /// Last stored (processed) offset, per partition.
         var stored: [TopicPartition: Int64] = [:]
         var storedHistory: [TopicPartition: [Int64]] = [:]
@@ -39,6 +39,19 @@ public final class InMemoryTransport: Sendable {
             lastEpoch = AssignmentEpoch(lastEpoch.rawValue + 1)
             return lastEpoch
         }
+
+        /// Starts delivering `tp` under `epoch` after its stored offset.
+        mutating func assign(_ tp: TopicPartition, epoch: AssignmentEpoch) {
+            cursors[tp] = Cursor(position: (stored[tp] ?? -1) + 1, epoch: epoch)
+        }
+    }
+
+    /// Where a group member reads one assigned partition.
+    struct Cursor {
+        /// The next offset to deliver.
+        var position: Int64
+        /// The assignment the partition belongs to.
+        var epoch: AssignmentEpoch
     }
 
     /// One partition's records still kept, from `start` (its log start offset: 0 until
@@ -49,6 +62,13 @@ public final class InMemoryTransport: Sendable {
 
         /// The offset the next record gets.
         var end: Int64 { start + Int64(records.count) }
+
+        /// Appends a record built for the next offset. - Returns: that offset.
+        mutating func append(_ record: (Int64) -> InboundRecord) -> Int64 {
+            let offset = end
+            records.append(record(offset))
+            return offset
+        }
     }
 
     struct State {
@@ -228,9 +248,8 @@ public final class InMemoryTransport: Sendable {
             let epoch = state.groups[group]!.nextEpoch()
             for tp in partitions where !state.groups[group]!.assigned.contains(tp) {
                 state.groups[group]!.assigned.append(tp)
-                state.groups[group]!.positions[tp] = (state.groups[group]!.stored[tp] ?? -1) + 1
+                state.groups[group]!.assign(tp, epoch: epoch)
                 state.groups[group]!.paused.remove(tp)
-                state.groups[group]!.epochs[tp] = epoch
             }
             state.groups[group]!.pendingEvents.append(.assigned(partitions, epoch: epoch))
         }
@@ -340,13 +359,20 @@ public final class InMemoryTransport: Sendable {
 
     static func append(_ state: inout State, topic: String, key: [UInt8]?, value: [UInt8], headers: [RecordHeader],
                        partition: Int32?, timestamp: Date) -> RecordPosition {
-        let count = state.partitionCounts[topic] ?? state.defaultPartitionCount
-        let chosen = partition ?? key.map { Int32(truncatingIfNeeded: fnv1a($0) % UInt64(count)) } ?? 0
+        append(&state, topic: topic, partitionCount: state.partitionCounts[topic] ?? state.defaultPartitionCount,
+               key: key, value: value, headers: headers, partition: partition, timestamp: timestamp)
+    }
+
+    /// ``append(_:topic:key:value:headers:partition:timestamp:)`` with the topic's partition count
+    /// looked up already (a send looks it up once per topic). The partition's log is reached once.
+    static func append(_ state: inout State, topic: String, partitionCount: Int32, key: [UInt8]?, value: [UInt8],
+                       headers: [RecordHeader], partition: Int32?, timestamp: Date) -> RecordPosition {
+        let chosen = partition ?? key.map { Int32(truncatingIfNeeded: fnv1a($0) % UInt64(partitionCount)) } ?? 0
         let tp = TopicPartition(topic: topic, partition: chosen)
-        let offset = state.logs[tp]?.end ?? 0
-        state.logs[tp, default: PartitionLog()].records.append(
+        let offset = state.logs[tp, default: PartitionLog()].append { offset in
             InboundRecord(topic: topic, partition: chosen, offset: offset, key: key, value: value, headers: headers,
-                          timestamp: timestamp))
+                          timestamp: timestamp)
+        }
         let position = RecordPosition(topicPartition: tp, offset: offset)
         state.productionOrder.append(position)
         return position
