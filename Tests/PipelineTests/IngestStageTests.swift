@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import Testing
 @testable import Pipeline
@@ -244,6 +245,30 @@ import Testing
         let result = rejection(Fixtures.submission(["payload": payload]))
         #expect(result?.reason == .malformedPayload, "\(payload)")
         #expect(result?.subject.payloadSHA256 == SHA256.hexDigest(payload))
+    }
+
+    /// A signature whose last character carries bits beyond the 64 bytes (86 characters leave 4
+    /// unused) decodes to the same bytes in a lenient decoder, but the verifier accepts canonical
+    /// base64url only: ingest refuses it at once instead of passing on what verify would refuse.
+    @Test func nonCanonicalLastCharacterIsRefusedByIngestAsByTheVerifier() throws {
+        let signed = LifecycleHarness.sign(AppleShapes.Transaction(
+            id: "2000000000000042", original: "2000000000000042", product: "com.demo.unlock.pro", type: .nonConsumable,
+            purchase: AppleShapes.day(-1), signed: AppleShapes.day(0)).json())
+        let verifier = try SignedDataVerifier(configuration: SignedDataVerifierConfiguration(
+            trustAnchors: [LifecycleHarness.pki.root], environment: .any))
+        #expect(verifier.verifyAndDecodeTransaction(signed).value != nil)
+        #expect(try accepted(Fixtures.submission(["payload": signed, "bundleId": LifecycleHarness.bundleId])).payload == signed)
+
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let signature = signed.split(separator: ".")[2]
+        #expect(signature.count % 4 == 2)
+        let last = try #require(alphabet.firstIndex(of: signature.last!))
+        #expect(last & 0x0F == 0)
+        let altered = String(signed.dropLast()) + String(alphabet[last | 0x01])
+        let result = rejection(Fixtures.submission(["payload": altered]))
+        #expect(result?.reason == .malformedPayload)
+        #expect(result?.detail == "JWS segment 3 is not canonical base64url")
+        #expect(verifier.verifyAndDecodeTransaction(altered).error?.reason == .invalidBase64URL)
     }
 
     @Test(arguments: ["not base64!", "AQID-BA==", "AQIDB", "AQ===", "A=B="])

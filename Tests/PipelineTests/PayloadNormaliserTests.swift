@@ -4,8 +4,9 @@ import Testing
 @testable import Pipeline
 
 /// The table-driven, in-place JWS check and base64url decoder against the implementations they
-/// replaced (kept below as the reference): the same answer, problem text included, for seeded
-/// random and adversarial inputs and for every short base64 string.
+/// replaced (kept below as the reference, with the canonical-encoding rule added written the
+/// obvious way): the same answer, problem text included, for seeded random and adversarial inputs
+/// and for every short base64 string.
 @Suite struct PayloadNormaliserTests {
     /// The previous implementation, verbatim in behaviour.
     enum Reference {
@@ -37,6 +38,11 @@ import Testing
                     guard range.count % 4 != 1 else {
                         return .malformed("JWS segment \(index + 1) has an impossible base64url length")
                     }
+                    // Canonical: what the segment decodes to encodes back to the segment.
+                    let segment = Array(bytes[range])
+                    guard let decoded = decodeBase64URL(segment), encodeBase64URL(decoded) == segment else {
+                        return .malformed("JWS segment \(index + 1) is not canonical base64url")
+                    }
                 }
                 guard let header = decodeBase64URL(Array(bytes[bounds[0]])),
                       header.first(where: { !PayloadNormaliser.isASCIIWhitespace($0) }) == UInt8(ascii: "{") else {
@@ -58,6 +64,17 @@ import Testing
             }
             while standard.count % 4 != 0 { standard.append(UInt8(ascii: "=")) }
             return Data(base64Encoded: Data(standard)).map { Array($0) }
+        }
+
+        static func encodeBase64URL(_ bytes: [UInt8]) -> [UInt8] {
+            Data(bytes).base64EncodedString().utf8.compactMap { byte -> UInt8? in
+                switch byte {
+                case UInt8(ascii: "+"): UInt8(ascii: "-")
+                case UInt8(ascii: "/"): UInt8(ascii: "_")
+                case UInt8(ascii: "="): nil
+                default: byte
+                }
+            }
         }
 
         static func trimASCIIWhitespace(_ text: String) -> String {
@@ -104,8 +121,9 @@ import Testing
         for segment in ["", "A", "AB", "ABC", "ABCD", "ABCDE", "e30", "e30=", "e3+", "e3/", "e3 0", "e30é"] {
             payloads += ["\(segment).\(body).\(signature)", "e30.\(segment).\(signature)", "e30.\(body).\(segment)"]
         }
-        // Non-canonical trailing bits in the header (Foundation ignores them).
-        payloads += ["e31.\(body).\(signature)", "e3z.\(body).\(signature)", "ez.\(body).\(signature)", "IH.\(body).\(signature)"]
+        // Non-canonical trailing bits in each segment (Foundation ignores them; the verifier does not).
+        payloads += ["e31.\(body).\(signature)", "e3z.\(body).\(signature)", "ez.\(body).\(signature)", "IH.\(body).\(signature)",
+                     "e30.e31.\(signature)", "e30.\(body).c2k", "e30.\(body).c2l", "e30.\(body).ez", "e30.\(body).eh"]
         for payload in payloads { Self.expectSame(payload) }
     }
 

@@ -49,7 +49,8 @@ enum PayloadNormaliser {
     }
 
     /// Why `bytes` is not a compact JWS, or nil. The problems and their order: the segment count,
-    /// then per segment in order empty, not base64url, impossible length; then the header.
+    /// then per segment in order empty, not base64url, impossible length, not canonical; then the
+    /// header.
     private static func jwsProblem(_ bytes: UnsafeBufferPointer<UInt8>) -> PayloadProblem? {
         // The dots by memchr, then each segment's bytes OR-ed through a table without a branch
         // per byte: the check reads a JWS of a few KiB for every submission.
@@ -70,6 +71,13 @@ enum PayloadNormaliser {
             guard invalid == 0 else { return .malformed("JWS segment \(segment + 1) is not base64url") }
             guard range.count % 4 != 1 else {
                 return .malformed("JWS segment \(segment + 1) has an impossible base64url length")
+            }
+            // The last character of a segment whose length is 2 or 3 mod 4 carries 4 or 2 bits
+            // beyond the data; the verifier accepts only canonical base64url (those bits zero),
+            // so a JWS that fails here would fail there, one hop later.
+            let unusedBits: UInt8 = range.count % 4 == 2 ? 0x0F : range.count % 4 == 3 ? 0x03 : 0
+            guard base64Values[Int(bytes[range.upperBound - 1])] & unusedBits == 0 else {
+                return .malformed("JWS segment \(segment + 1) is not canonical base64url")
             }
         }
         // The header is valid base64url of a possible length, so it decodes; only its first
