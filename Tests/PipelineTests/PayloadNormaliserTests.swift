@@ -8,7 +8,7 @@ import Testing
 /// obvious way): the same answer, problem text included, for seeded random and adversarial inputs
 /// and for every short base64 string.
 @Suite struct PayloadNormaliserTests {
-    /// The previous implementation, verbatim in behaviour.
+    /// The previous implementation, verbatim in behaviour but for the canonical-encoding rule.
     enum Reference {
         static func normaliseJWS(_ payload: String) -> Result<String, PayloadNormaliser.PayloadProblem> {
             let trimmed = trimASCIIWhitespace(payload)
