@@ -111,7 +111,6 @@ public struct InMemoryRecordSource: RecordSource {
             // cursor are each looked up once per record and used in place (a copy of the log
             // retains and releases its records).
             var records: [InboundRecord] = []
-            records.reserveCapacity(Self.maxRecordsPerEvent)
             var idleTurns = 0
             let anyPaused = !group.paused.isEmpty
             while records.count < Self.maxRecordsPerEvent, idleTurns < candidates.count {
@@ -129,6 +128,8 @@ public struct InMemoryRecordSource: RecordSource {
                     continue
                 }
                 idleTurns = 0
+                // Reserved at the first record, so a take that finds nothing allocates nothing.
+                if records.isEmpty { records.reserveCapacity(Self.maxRecordsPerEvent) }
                 group.cursors.values[cursor].position = position + 1
                 // Appended, then stamped in place: a local copy to stamp cost a second copy of the record.
                 records.append(state.logs.values[log].records[Int(position - start)])
