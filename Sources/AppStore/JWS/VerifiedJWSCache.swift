@@ -17,7 +17,7 @@ final class VerifiedJWSCache: Sendable {
     }
 
     /// SHA-256 of the JWS bytes plus the kind.
-    struct Key: Hashable, Sendable {
+    struct Key: Equatable, Sendable {
         let digest: (UInt64, UInt64, UInt64, UInt64)
         let kind: Kind
 
@@ -52,9 +52,10 @@ final class VerifiedJWSCache: Sendable {
                 && lhs.digest.2 == rhs.digest.2 && lhs.digest.3 == rhs.digest.3
         }
 
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(digest.0)
-            hasher.combine(kind)
+        /// The key's bits mixed with `seed` by one multiplication: the digest is already uniform,
+        /// so no SipHash is needed; the per-table seed keeps crafted digests from choosing slots.
+        func mixed(with seed: UInt64) -> UInt64 {
+            ((digest.0 ^ seed) &+ UInt64(kind.rawValue)) &* 0x9E37_79B9_7F4A_7C15
         }
     }
 
@@ -62,7 +63,7 @@ final class VerifiedJWSCache: Sendable {
     var statistics: (hits: Int, misses: Int) { (hitCount.load(ordering: .relaxed), missCount.load(ordering: .relaxed)) }
 
     /// Entries held now.
-    var count: Int { table.withLock { $0.index.count } }
+    var count: Int { table.withLock { $0.count } }
 
     private let table: Mutex<LRUTable>
     private let hitCount = Atomic<Int>(0)
@@ -87,7 +88,7 @@ final class VerifiedJWSCache: Sendable {
 }
 
 /// A fixed-capacity LRU map: nodes in arrays linked by index (no per-entry allocation besides
-/// the value), with a dictionary from key to node.
+/// the value), found through an open-addressing index of their own (``SlotIndex``).
 private struct LRUTable: Sendable {
     private struct Node: Sendable {
         var key: VerifiedJWSCache.Key
@@ -97,25 +98,28 @@ private struct LRUTable: Sendable {
     }
 
     let capacity: Int
-    private(set) var index: [VerifiedJWSCache.Key: Int] = [:]
+    private var index: SlotIndex
     private var nodes: [Node] = []
     /// Most and least recently used node, -1 when empty.
     private var newest = -1
     private var oldest = -1
 
+    var count: Int { nodes.count }
+
     init(capacity: Int) {
         self.capacity = capacity
-        index.reserveCapacity(min(capacity, 65_536))
+        var random = SystemRandomNumberGenerator()
+        index = SlotIndex(expected: min(capacity, 65_536), seed: random.next())
     }
 
     mutating func value(for key: VerifiedJWSCache.Key) -> (any Sendable)? {
-        guard let node = index[key] else { return nil }
+        guard let node = find(key) else { return nil }
         touch(node)
         return nodes[node].value
     }
 
     mutating func insert(_ value: any Sendable, for key: VerifiedJWSCache.Key) {
-        if let node = index[key] {
+        if let node = find(key) {
             nodes[node].value = value
             touch(node)
             return
@@ -127,12 +131,17 @@ private struct LRUTable: Sendable {
         } else {
             node = oldest
             unlink(node)
-            index[nodes[node].key] = nil
+            let evicted = nodes[node].key
+            index.remove(evicted.mixed(with: index.seed)) { $0 == node }
             nodes[node].key = key
             nodes[node].value = value
         }
-        index[key] = node
+        index.insert(node, hash: key.mixed(with: index.seed))
         linkAsNewest(node)
+    }
+
+    private func find(_ key: VerifiedJWSCache.Key) -> Int? {
+        index.first(hash: key.mixed(with: index.seed)) { nodes[$0].key == key }
     }
 
     private mutating func touch(_ node: Int) {
@@ -155,5 +164,97 @@ private struct LRUTable: Sendable {
         if newest >= 0 { nodes[newest].newer = node }
         newest = node
         if oldest < 0 { oldest = node }
+    }
+}
+
+/// Linear probing over a power-of-two array of words, each the top half of an entry's 64-bit
+/// hash (its tag) and its node number plus one (0: empty). Probes compare tags before touching a
+/// node, and removal shifts later entries back instead of leaving tombstones. Where Swift's
+/// `Dictionary` hashed each key with SipHash, a lookup here costs one multiplication. A tag's
+/// top bits pick the home slot, so the slots stop at 2^32 (the cache allows 10 million entries).
+struct SlotIndex: Sendable {
+    private var slots: [UInt64]
+    private var bits: Int
+    let seed: UInt64
+    /// Entries held.
+    private(set) var count = 0
+
+    /// Room for `expected` entries at most half full.
+    init(expected: Int, seed: UInt64) {
+        self.seed = seed
+        bits = max(4, Int.bitWidth - (max(1, expected) * 2 - 1).leadingZeroBitCount)
+        slots = Array(repeating: 0, count: 1 << bits)
+    }
+
+    private var mask: Int { (1 << bits) - 1 }
+
+    /// Slots allocated (tests).
+    var slotCount: Int { slots.count }
+
+    private func home(ofTag tag: UInt64) -> Int { Int(truncatingIfNeeded: tag >> (32 - UInt64(bits))) }
+
+    /// The first node under `hash` for which `matches` holds.
+    func first(hash: UInt64, where matches: (Int) -> Bool) -> Int? {
+        let tag = hash >> 32
+        var slot = home(ofTag: tag)
+        while true {
+            let entry = slots[slot]
+            if entry == 0 { return nil }
+            if entry >> 32 == tag, matches(Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1) {
+                return Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+            }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// Adds `node` under `hash` (not present yet), first doubling the slots if it would fill more
+    /// than half of them.
+    mutating func insert(_ node: Int, hash: UInt64) {
+        if (count + 1) * 2 > slots.count { grow() }
+        let tag = hash >> 32
+        var slot = home(ofTag: tag)
+        while slots[slot] != 0 { slot = (slot + 1) & mask }
+        slots[slot] = tag << 32 | UInt64(node + 1)
+        count += 1
+    }
+
+    /// Removes the entry under `hash` whose node `matches`, moving back the entries after it
+    /// that probed past it, so every entry stays reachable from its home slot.
+    mutating func remove(_ hash: UInt64, where matches: (Int) -> Bool) {
+        let tag = hash >> 32
+        var hole = home(ofTag: tag)
+        while true {
+            let entry = slots[hole]
+            if entry == 0 { return }
+            if entry >> 32 == tag, matches(Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1) { break }
+            hole = (hole + 1) & mask
+        }
+        count -= 1
+        var next = hole
+        while true {
+            next = (next + 1) & mask
+            let entry = slots[next]
+            if entry == 0 { break }
+            let home = home(ofTag: entry >> 32)
+            // The entry may fill the hole unless its home lies cyclically in (hole, next].
+            let stays = hole < next ? (home > hole && home <= next) : (home > hole || home <= next)
+            if !stays {
+                slots[hole] = entry
+                hole = next
+            }
+        }
+        slots[hole] = 0
+    }
+
+    /// Doubles the slots and places every entry again.
+    private mutating func grow() {
+        var grown = Self(expected: slots.count, seed: seed)
+        for entry in slots where entry != 0 {
+            var slot = grown.home(ofTag: entry >> 32)
+            while grown.slots[slot] != 0 { slot = (slot + 1) & grown.mask }
+            grown.slots[slot] = entry
+        }
+        grown.count = count
+        self = grown
     }
 }
