@@ -100,7 +100,11 @@ extension StageRunner {
         let records = batch.takeHeld()
         guard !records.isEmpty else { return }
         let outcomes = await deliver(records)
-        for record in records { record.scope.settle(delivered: false) }  // no effect once delivered
+        // A processed record's scope was settled by its delivery; the others' are settled here.
+        for (record, (_, completion)) in zip(records, outcomes) {
+            if case .processed = completion { continue }
+            record.scope.settle(delivered: false)
+        }
         batch.finished(outcomes)
     }
 }
