@@ -1,25 +1,15 @@
+import MutationTesting
 import Testing
 @testable import AppStore
 
 /// The verified-JWS cache's open-addressing index and the LRU table over it, against the obvious
 /// models (a dictionary, an ordered array), with hashes narrow enough that entries collide, runs
-/// wrap around the end of the slots, and removals have later entries to move back.
+/// wrap around the end of the slots, and removals have later entries to move back (seeded, so a
+/// failure replays).
 @Suite struct SlotIndexTests {
-    /// A deterministic generator, so a failure replays.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(arguments: [1, 2, 3])
     func insertsFindsAndRemovesLikeADictionaryUnderCollisions(_ seed: UInt64) {
-        var random = SplitMix(state: seed)
+        var random = SeededGenerator(seed: seed)
         var index = SlotIndex(expected: 40, seed: 0)
         var model: [Int: UInt64] = [:]  // node → hash
         var free = Array(0..<40)
@@ -50,7 +40,7 @@ import Testing
 
     @Test func growingKeepsEveryEntryReachable() {
         var index = SlotIndex(expected: 4, seed: 0)
-        var random = SplitMix(state: 9)
+        var random = SeededGenerator(seed: 9)
         var hashes: [UInt64] = []
         for node in 0..<1_000 {
             let hash = random.next()
@@ -67,7 +57,7 @@ import Testing
     @Test(arguments: [1, 2, 7, 64])
     func theCacheEvictsLikeAnOrderedList(_ capacity: Int) {
         let cache = VerifiedJWSCache(capacity: capacity)
-        var random = SplitMix(state: UInt64(capacity))
+        var random = SeededGenerator(seed: UInt64(capacity))
         let keys = (0..<(capacity * 3)).map { number in
             Array("jws \(number)".utf8).withUnsafeBufferPointer {
                 VerifiedJWSCache.Key.withSigningInput($0, kind: number % 2 == 0 ? .transaction : .notification).key
