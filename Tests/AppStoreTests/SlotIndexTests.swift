@@ -81,4 +81,24 @@ import Testing
         }
         #expect(disagreements == 0)
     }
+
+    /// Two threads that missed the same JWS both insert it: the second replaces the first's value
+    /// and makes the entry the newest, without a second entry.
+    @Test func insertingAPresentKeyReplacesItsValueAndRefreshesIt() {
+        let cache = VerifiedJWSCache(capacity: 3)
+        let keys = ["a", "b", "c", "d"].map { name in
+            Array(name.utf8).withUnsafeBufferPointer { VerifiedJWSCache.Key.withSigningInput($0, kind: .transaction).key }
+        }
+        cache.insert(1, for: keys[0])
+        cache.insert(2, for: keys[1])
+        cache.insert(10, for: keys[0])  // present: replaced, and now newer than b
+        #expect(cache.count == 2)
+        cache.insert(3, for: keys[2])
+        cache.insert(4, for: keys[3])  // full: evicts b, the least recently used
+        #expect(cache.count == 3)
+        #expect(cache.value(for: keys[1]) == nil)
+        #expect(cache.value(for: keys[0]) as? Int == 10)
+        #expect(cache.value(for: keys[2]) as? Int == 3)
+        #expect(cache.value(for: keys[3]) as? Int == 4)
+    }
 }
