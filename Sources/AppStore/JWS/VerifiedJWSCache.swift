@@ -17,7 +17,7 @@ final class VerifiedJWSCache: Sendable {
     }
 
     /// SHA-256 of the JWS bytes plus the kind.
-    struct Key: Equatable, Sendable {
+    struct Key: Hashable, Sendable {
         let digest: (UInt64, UInt64, UInt64, UInt64)
         let kind: Kind
 
@@ -52,10 +52,9 @@ final class VerifiedJWSCache: Sendable {
                 && lhs.digest.2 == rhs.digest.2 && lhs.digest.3 == rhs.digest.3
         }
 
-        /// The key's bits mixed with `seed` by one multiplication: the digest is already uniform,
-        /// so no SipHash is needed; the per-table seed keeps crafted digests from choosing slots.
-        func mixed(with seed: UInt64) -> UInt64 {
-            ((digest.0 ^ seed) &+ UInt64(kind.rawValue)) &* 0x9E37_79B9_7F4A_7C15
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(digest.0)
+            hasher.combine(kind)
         }
     }
 
@@ -63,7 +62,7 @@ final class VerifiedJWSCache: Sendable {
     var statistics: (hits: Int, misses: Int) { (hitCount.load(ordering: .relaxed), missCount.load(ordering: .relaxed)) }
 
     /// Entries held now.
-    var count: Int { table.withLock { $0.count } }
+    var count: Int { table.withLock { $0.index.count } }
 
     private let table: Mutex<LRUTable>
     private let hitCount = Atomic<Int>(0)
@@ -88,7 +87,7 @@ final class VerifiedJWSCache: Sendable {
 }
 
 /// A fixed-capacity LRU map: nodes in arrays linked by index (no per-entry allocation besides
-/// the value), found through an open-addressing index of their own (``SlotIndex``).
+/// the value), with a dictionary from key to node.
 private struct LRUTable: Sendable {
     private struct Node: Sendable {
         var key: VerifiedJWSCache.Key
@@ -98,28 +97,25 @@ private struct LRUTable: Sendable {
     }
 
     let capacity: Int
-    private var index: SlotIndex
+    private(set) var index: [VerifiedJWSCache.Key: Int] = [:]
     private var nodes: [Node] = []
     /// Most and least recently used node, -1 when empty.
     private var newest = -1
     private var oldest = -1
 
-    var count: Int { nodes.count }
-
     init(capacity: Int) {
         self.capacity = capacity
-        var random = SystemRandomNumberGenerator()
-        index = SlotIndex(expected: min(capacity, 65_536), seed: random.next())
+        index.reserveCapacity(min(capacity, 65_536))
     }
 
     mutating func value(for key: VerifiedJWSCache.Key) -> (any Sendable)? {
-        guard let node = find(key) else { return nil }
+        guard let node = index[key] else { return nil }
         touch(node)
         return nodes[node].value
     }
 
     mutating func insert(_ value: any Sendable, for key: VerifiedJWSCache.Key) {
-        if let node = find(key) {
+        if let node = index[key] {
             nodes[node].value = value
             touch(node)
             return
@@ -131,17 +127,12 @@ private struct LRUTable: Sendable {
         } else {
             node = oldest
             unlink(node)
-            let evicted = nodes[node].key
-            index.remove(evicted.mixed(with: index.seed)) { $0 == node }
+            index[nodes[node].key] = nil
             nodes[node].key = key
             nodes[node].value = value
         }
-        index.insert(node, hash: key.mixed(with: index.seed))
+        index[key] = node
         linkAsNewest(node)
-    }
-
-    private func find(_ key: VerifiedJWSCache.Key) -> Int? {
-        index.first(hash: key.mixed(with: index.seed)) { nodes[$0].key == key }
     }
 
     private mutating func touch(_ node: Int) {
