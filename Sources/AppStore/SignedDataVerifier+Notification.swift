@@ -42,13 +42,27 @@ extension SignedDataVerifier {
 
     /// ``verifyAndDecodeNotification(_:)`` over the JWS's UTF-8 bytes where they are.
     public func verifyAndDecodeNotification(utf8 signedPayload: UnsafeBufferPointer<UInt8>) -> VerificationResult<ResponseBodyV2DecodedPayload> {
-        cached(signedPayload, as: .notification) { notification(signedPayload, clockUse: $0, signingInput: $1) }
+        finish(beginNotification(utf8: signedPayload, into: nil), in: nil)
     }
 
-    private func notification(_ signedPayload: UnsafeBufferPointer<UInt8>, clockUse: ClockUse,
-                              signingInput: SigningInputDigest?) -> VerificationResult<ResponseBodyV2DecodedPayload> {
+    /// ``verifyAndDecodeNotification(utf8:)`` with the outer JWS's ES256 check put off into `batch`
+    /// (see ``beginTransaction(utf8:deferringTo:)``); the nested JWS are checked here, after it in
+    /// the order of steps, so a failing outer signature still wins.
+    public func beginNotification(utf8 signedPayload: UnsafeBufferPointer<UInt8>,
+                                  deferringTo batch: SignatureBatch) -> PendingVerification<ResponseBodyV2DecodedPayload> {
+        beginNotification(utf8: signedPayload, into: batch)
+    }
+
+    private func beginNotification(utf8 jws: UnsafeBufferPointer<UInt8>,
+                                   into batch: SignatureBatch?) -> PendingVerification<ResponseBodyV2DecodedPayload> {
+        begin(jws, as: .notification, deferringTo: batch) { notification(jws, clockUse: $0, signingInput: $1, deferringTo: batch) }
+    }
+
+    private func notification(_ signedPayload: UnsafeBufferPointer<UInt8>, clockUse: ClockUse, signingInput: SigningInputDigest?,
+                              deferringTo batch: SignatureBatch?) -> VerificationResult<ResponseBodyV2DecodedPayload> {
         let dateRange = core.dateRange
-        return decode(signedPayload, clockUse: clockUse, signingInput: signingInput) { json throws(VerificationError) in
+        return decode(signedPayload, clockUse: clockUse, signingInput: signingInput,
+                      deferringTo: batch) { json throws(VerificationError) in
             var notification = try ResponseBodyV2DecodedPayload(json: json, dateRange: dateRange)
             try checkContainer(of: notification)
             let identity = notification.appIdentity

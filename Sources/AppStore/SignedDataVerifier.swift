@@ -60,13 +60,29 @@ public final class SignedDataVerifier: Sendable {
     /// ``verifyAndDecodeTransaction(_:)`` over the JWS's UTF-8 bytes where they are: a caller that
     /// holds them (a record just read) needs no `String` of them.
     public func verifyAndDecodeTransaction(utf8 signedTransaction: UnsafeBufferPointer<UInt8>) -> VerificationResult<JWSTransactionDecodedPayload> {
-        cached(signedTransaction, as: .transaction) { transaction(signedTransaction, clockUse: $0, signingInput: $1) }
+        finish(beginTransaction(utf8: signedTransaction, into: nil), in: nil)
+    }
+
+    /// ``verifyAndDecodeTransaction(utf8:)`` with its ES256 check put off into `batch` when the chain
+    /// is cached: ``finish(_:in:)`` it after `batch.checkAll()`.
+    public func beginTransaction(utf8 signedTransaction: UnsafeBufferPointer<UInt8>,
+                                 deferringTo batch: SignatureBatch) -> PendingVerification<JWSTransactionDecodedPayload> {
+        beginTransaction(utf8: signedTransaction, into: batch)
+    }
+
+    private func beginTransaction(utf8 jws: UnsafeBufferPointer<UInt8>,
+                                  into batch: SignatureBatch?) -> PendingVerification<JWSTransactionDecodedPayload> {
+        begin(jws, as: .transaction, deferringTo: batch) {
+            transaction(jws, clockUse: $0, signingInput: $1, deferringTo: batch)
+        }
     }
 
     func transaction(_ signedTransaction: UnsafeBufferPointer<UInt8>, clockUse: ClockUse,
-                     signingInput: SigningInputDigest? = nil) -> VerificationResult<JWSTransactionDecodedPayload> {
+                     signingInput: SigningInputDigest? = nil,
+                     deferringTo batch: SignatureBatch? = nil) -> VerificationResult<JWSTransactionDecodedPayload> {
         let dateRange = core.dateRange
-        return decode(signedTransaction, clockUse: clockUse, signingInput: signingInput) { json throws(VerificationError) in
+        return decode(signedTransaction, clockUse: clockUse, signingInput: signingInput,
+                      deferringTo: batch) { json throws(VerificationError) in
             let transaction = try JWSTransactionDecodedPayload(json: json, dateRange: dateRange)
             try checkBundleId(transaction.bundleId)
             try checkEnvironment(transaction.rawEnvironment)
@@ -85,39 +101,79 @@ public final class SignedDataVerifier: Sendable {
 
     /// ``verifyAndDecodeRenewalInfo(_:)`` over the JWS's UTF-8 bytes where they are.
     public func verifyAndDecodeRenewalInfo(utf8 signedRenewalInfo: UnsafeBufferPointer<UInt8>) -> VerificationResult<JWSRenewalInfoDecodedPayload> {
-        cached(signedRenewalInfo, as: .renewalInfo) { renewalInfo(signedRenewalInfo, clockUse: $0, signingInput: $1) }
+        finish(beginRenewalInfo(utf8: signedRenewalInfo, into: nil), in: nil)
+    }
+
+    /// ``verifyAndDecodeRenewalInfo(utf8:)`` with its ES256 check put off into `batch` (see
+    /// ``beginTransaction(utf8:deferringTo:)``).
+    public func beginRenewalInfo(utf8 signedRenewalInfo: UnsafeBufferPointer<UInt8>,
+                                 deferringTo batch: SignatureBatch) -> PendingVerification<JWSRenewalInfoDecodedPayload> {
+        beginRenewalInfo(utf8: signedRenewalInfo, into: batch)
+    }
+
+    private func beginRenewalInfo(utf8 jws: UnsafeBufferPointer<UInt8>,
+                                  into batch: SignatureBatch?) -> PendingVerification<JWSRenewalInfoDecodedPayload> {
+        begin(jws, as: .renewalInfo, deferringTo: batch) {
+            renewalInfo(jws, clockUse: $0, signingInput: $1, deferringTo: batch)
+        }
     }
 
     func renewalInfo(_ signedRenewalInfo: UnsafeBufferPointer<UInt8>, clockUse: ClockUse,
-                     signingInput: SigningInputDigest? = nil) -> VerificationResult<JWSRenewalInfoDecodedPayload> {
+                     signingInput: SigningInputDigest? = nil,
+                     deferringTo batch: SignatureBatch? = nil) -> VerificationResult<JWSRenewalInfoDecodedPayload> {
         let dateRange = core.dateRange
-        return decode(signedRenewalInfo, clockUse: clockUse, signingInput: signingInput) { json throws(VerificationError) in
+        return decode(signedRenewalInfo, clockUse: clockUse, signingInput: signingInput,
+                      deferringTo: batch) { json throws(VerificationError) in
             let renewalInfo = try JWSRenewalInfoDecodedPayload(json: json, dateRange: dateRange)
             try checkEnvironment(renewalInfo.rawEnvironment)
             return renewalInfo
         }
     }
 
-    /// The cached outcome of verifying `jws` as `kind`, else `verify`'s, stored unless it read
-    /// the clock (see ``VerifiedJWSCache``). A miss hands `verify` the signing input's digest,
-    /// computed with the key.
-    func cached<T: Sendable>(_ jws: UnsafeBufferPointer<UInt8>, as kind: VerifiedJWSCache.Kind,
-                             _ verify: (ClockUse, SigningInputDigest?) -> VerificationResult<T>) -> VerificationResult<T> {
-        guard let verifiedCache else { return verify(ClockUse(), nil) }
+    /// Begins verifying `jws` as `kind`: the cached outcome, else `verify`'s, whose signature check
+    /// `verify` may have put off into `batch` (the last check added meanwhile). A miss hands
+    /// `verify` the signing input's digest, computed with the cache's key.
+    func begin<T: Sendable>(_ jws: UnsafeBufferPointer<UInt8>, as kind: VerifiedJWSCache.Kind, deferringTo batch: SignatureBatch?,
+                            _ verify: (ClockUse, SigningInputDigest?) -> VerificationResult<T>) -> PendingVerification<T> {
+        let checksBefore = batch?.count ?? 0
+        func putOff() -> Int? { batch.flatMap { $0.count > checksBefore ? $0.count - 1 : nil } }
+        guard let verifiedCache else {
+            let outcome = verify(ClockUse(), nil)
+            return PendingVerification(outcome: outcome, check: putOff(), cacheKey: nil)
+        }
         let (key, signingInput) = VerifiedJWSCache.Key.withSigningInput(jws, kind: kind)
-        if let hit = verifiedCache.value(for: key) as? VerificationResult<T> { return hit }
+        if let hit = verifiedCache.value(for: key) as? VerificationResult<T> {
+            return PendingVerification(outcome: hit, check: nil, cacheKey: nil)
+        }
         let clockUse = ClockUse()
-        let result = verify(clockUse, signingInput)
-        if !clockUse.used { verifiedCache.insert(result, for: key) }
-        return result
+        let outcome = verify(clockUse, signingInput)
+        return PendingVerification(outcome: outcome, check: putOff(), cacheKey: clockUse.used ? nil : key)
+    }
+
+    /// The outcome of a verification begun into `batch`, once `batch.checkAll()` has run: its
+    /// put-off signature check decides first (a signature that does not verify is rejected as
+    /// `invalid-signature`, as it would have been before anything after it was looked at), then the
+    /// outcome of the rest. Stored in the verified-JWS cache unless it read the clock.
+    public func finish<T>(_ pending: PendingVerification<T>, in batch: SignatureBatch) -> VerificationResult<T> {
+        finish(pending, in: Optional(batch))
+    }
+
+    func finish<T>(_ pending: PendingVerification<T>, in batch: SignatureBatch?) -> VerificationResult<T> {
+        var outcome = pending.outcome
+        if let check = pending.check, let batch, !batch.passed(check) {
+            outcome = .invalid(JWSVerifier.signatureDoesNotVerify)
+        }
+        if let key = pending.cacheKey { verifiedCache?.insert(outcome, for: key) }
+        return outcome
     }
 
     /// Runs the shared JWS verification, then a payload-specific decoder.
     func decode<T: Sendable>(_ jws: UnsafeBufferPointer<UInt8>, dateMembers: [String] = ["signedDate"], clockUse: ClockUse,
-                             signingInput: SigningInputDigest? = nil,
+                             signingInput: SigningInputDigest? = nil, deferringTo batch: SignatureBatch? = nil,
                              _ build: (JSONObject) throws(VerificationError) -> T) -> VerificationResult<T> {
         do throws(VerificationError) {
-            let verified = try core.verify(bytes: jws, dateMembers: dateMembers, clockUse: clockUse, signingInput: signingInput)
+            let verified = try core.verify(bytes: jws, dateMembers: dateMembers, clockUse: clockUse, signingInput: signingInput,
+                                           deferringTo: batch)
             return .valid(try build(verified.payload))
         } catch {
             return .invalid(error)

@@ -54,9 +54,12 @@ final class JWSVerifier: Sendable {
     ///     checked at the current time), so the outcome must not be cached.
     ///   - signingInput: the digest of the signing input when already computed (with the
     ///     verified-JWS cache's key), else it is computed here.
+    ///   - batch: where to put off the signature check when the chain is cached (then the outcome
+    ///     stands only if that check passes); nil checks it here.
     /// - Returns: The verified chain and payload; throws the first failure.
     func verify(bytes: UnsafeBufferPointer<UInt8>, dateMembers: [String], clockUse: ClockUse? = nil,
-                signingInput precomputed: SigningInputDigest? = nil) throws(VerificationError) -> Verified {
+                signingInput precomputed: SigningInputDigest? = nil,
+                deferringTo batch: SignatureBatch? = nil) throws(VerificationError) -> Verified {
         guard bytes.count <= limits.maxJWSBytes else {
             throw VerificationError(.tooLarge, "JWS is \(bytes.count) bytes, limit \(limits.maxJWSBytes)")
         }
@@ -73,9 +76,9 @@ final class JWSVerifier: Sendable {
         guard let payloadBytes = Base64URL.decode(payload) else {
             throw VerificationError(.invalidBase64URL, "payload segment is not canonical base64url")
         }
-        let chain = try chain(forHeader: header) { key throws(VerificationError) in
+        let chain = try chain(forHeader: header) { key, cached throws(VerificationError) in
             try verifySignature(signature, signingInput: UnsafeBufferPointer(rebasing: bytes[0..<secondDot]), key: key,
-                                precomputed: precomputed)
+                                precomputed: precomputed, deferringTo: cached ? batch : nil)
         }
 
         guard case .object(let object) = try JSONParser.parse(payloadBytes, maxDepth: limits.maxJSONDepth) else {
@@ -117,17 +120,18 @@ final class JWSVerifier: Sendable {
         return (firstIndex, secondIndex)
     }
 
-    /// The verified chain of a header segment, with the message signature checked by `checkSignature`.
+    /// The verified chain of a header segment, with the message signature checked by `checkSignature`
+    /// (told whether the chain came from the cache).
     ///
     /// On a cache hit the signature is checked with the cached leaf key. On a miss, the header-only
     /// checks run first (failures are cached), then the signature (failures are *not* cached: they
     /// depend on the message), then the full chain verification, whose outcome is cached.
     func chain(forHeader header: UnsafeBufferPointer<UInt8>,
-               checkSignature: (EVPKey) throws(VerificationError) -> Void) throws(VerificationError) -> VerifiedChain {
+               checkSignature: (EVPKey, _ cached: Bool) throws(VerificationError) -> Void) throws(VerificationError) -> VerifiedChain {
         let key = ChainCache.key(for: header)
         switch cache.lookup(key: key, header: header) {
         case .verified(let chain)?:
-            try checkSignature(chain.leafKey)
+            try checkSignature(chain.leafKey, true)
             return chain
         case .rejected(let error)?:
             throw error
@@ -145,7 +149,7 @@ final class JWSVerifier: Sendable {
             cache.store(key: key, header: header, outcome: .rejected(error))
             throw error
         }
-        try checkSignature(candidate.leafKey)
+        try checkSignature(candidate.leafKey, false)
         do throws(VerificationError) {
             let chain = try chainVerifier.complete(candidate)
             cache.store(key: key, header: header, outcome: .verified(chain))
@@ -156,8 +160,14 @@ final class JWSVerifier: Sendable {
         }
     }
 
+    /// What an ES256 signature that does not verify is rejected with, checked here or in a batch.
+    static var signatureDoesNotVerify: VerificationError {
+        VerificationError(.invalidSignature, "ES256 signature does not verify with the leaf key")
+    }
+
     private func verifySignature(_ segment: UnsafeBufferPointer<UInt8>, signingInput: UnsafeBufferPointer<UInt8>,
-                                 key: EVPKey, precomputed: SigningInputDigest?) throws(VerificationError) {
+                                 key: EVPKey, precomputed: SigningInputDigest?,
+                                 deferringTo batch: SignatureBatch?) throws(VerificationError) {
         guard Base64URL.decodedCount(forEncodedCount: segment.count) == ES256.rawSignatureCount else {
             guard Base64URL.decode(segment) != nil else {
                 throw VerificationError(.invalidBase64URL, "signature segment is not canonical base64url")
@@ -175,11 +185,15 @@ final class JWSVerifier: Sendable {
                 SHA256Digest.hash(UnsafeRawPointer(signingInput.baseAddress!), count: signingInput.count,
                                   into: digest.assumingMemoryBound(to: UInt8.self))
             }
-            return key.verify(rawES256Signature: UnsafeRawBufferPointer(raw),
-                              digest: UnsafeRawBufferPointer(start: digest, count: 32))
+            let digestBytes = UnsafeRawBufferPointer(start: digest, count: 32)
+            if let batch {
+                batch.add(key: key, signature: UnsafeRawBufferPointer(raw), digest: digestBytes)
+                return true
+            }
+            return key.verify(rawES256Signature: UnsafeRawBufferPointer(raw), digest: digestBytes)
         }
         guard let valid else { throw VerificationError(.invalidBase64URL, "signature segment is not canonical base64url") }
-        guard valid else { throw VerificationError(.invalidSignature, "ES256 signature does not verify with the leaf key") }
+        guard valid else { throw Self.signatureDoesNotVerify }
     }
 }
 

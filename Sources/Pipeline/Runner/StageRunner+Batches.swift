@@ -50,13 +50,36 @@ extension StageRunner {
 
     /// Processes one round of a batch, delivers it and completes it. - Returns: the next records
     /// of the round's chains.
-    ///
-    /// For a stage that waits on the outside, each record is decoded just before it is processed,
-    /// and one whose input may wait is handed to `divert` instead. Decoding the whole round first
-    /// (up to 64 inputs) let the inputs decoded after a record push its JWS out of the core's cache
-    /// before it was verified: about 1% of verify's CPU (docs/benchmarks.md, session 28).
     private func runRound(_ items: [WorkItem], divert: (WorkItem, consuming S.Input) -> Void) async -> [WorkItem] {
         let batch = HeldBatch()
+        if S.processesRounds {
+            await processTogether(items, into: batch, divert: divert)
+        } else {
+            await processOneByOne(items, into: batch, divert: divert)
+        }
+        await deliverHeld(batch)
+        let outcomes = batch.outcomes
+        guard !outcomes.isEmpty else { return [] }
+        for case (let item, .deliveryFailed(let error)) in outcomes {
+            let failure = StageRunnerError(.deliveryFailed, "outputs of \(item.record.position) were not acknowledged",
+                                           underlying: error)
+            await perform(mutate { $0.stop(failure: failure) })
+            break
+        }
+        let finished = outcomes.map { item, completion in
+            (item: item, processed: { if case .processed = completion { true } else { false } }())
+        }
+        let (effects, next) = mutate { $0.complete(finished) }
+        await perform(effects)
+        return next
+    }
+
+    /// A round processed record by record. For a stage that waits on the outside, each record is
+    /// decoded just before it is processed, and one whose input may wait is handed to `divert`
+    /// instead. Decoding the whole round first (up to 64 inputs) let the inputs decoded after a
+    /// record push its JWS out of the core's cache before it was verified: about 1% of verify's CPU
+    /// (docs/benchmarks.md, session 28; verify now processes rounds, below, which gain more).
+    private func processOneByOne(_ items: [WorkItem], into batch: HeldBatch, divert: (WorkItem, consuming S.Input) -> Void) async {
         var deliverEarlier: (@Sendable () async -> Void)?
         if S.waitsOn == .deliveries { deliverEarlier = { @Sendable in await self.deliverHeld(batch) } }
         for item in items {
@@ -77,21 +100,43 @@ extension StageRunner {
                 batch.finished([(item, .abandoned)])
             }
         }
-        await deliverHeld(batch)
-        let outcomes = batch.outcomes
-        guard !outcomes.isEmpty else { return [] }
-        for case (let item, .deliveryFailed(let error)) in outcomes {
-            let failure = StageRunnerError(.deliveryFailed, "outputs of \(item.record.position) were not acknowledged",
-                                           underlying: error)
-            await perform(mutate { $0.stop(failure: failure) })
-            break
+    }
+
+    /// A round of a stage that processes rounds (``Stage/processesRounds``): every record decoded
+    /// (those whose input may wait on the outside diverted, undecodable ones dead-lettered), the
+    /// inputs processed in one call, then each result routed, in order.
+    private func processTogether(_ items: [WorkItem], into batch: HeldBatch, divert: (WorkItem, consuming S.Input) -> Void) async {
+        var starts: [RecordStart] = [], round: [(input: S.Input, context: StageContext)] = []
+        starts.reserveCapacity(items.count)
+        round.reserveCapacity(items.count)
+        for item in items {
+            let scope = DeliveryScope(partition: item.record.partition, epoch: item.epoch)
+            let input: S.Input
+            do {
+                input = try S.decodeInput(item.record.value)
+            } catch {
+                batch.hold(undecodable(item, scope: scope, error: error))
+                continue
+            }
+            if S.waitsOn == .outside, stage.mayWaitOnOutside(input) {
+                divert(item, input)
+                continue
+            }
+            let start = RecordStart(item: item, scope: scope, subject: S.subject(of: input), runner: self)
+            round.append((input, start.context))
+            starts.append(start)
         }
-        let finished = outcomes.map { item, completion in
-            (item: item, processed: { if case .processed = completion { true } else { false } }())
+        guard !round.isEmpty else { return }
+        let results = await stage.process(round: round)
+        precondition(results.count == starts.count, "\(S.self).process(round:) returned \(results.count) results for \(starts.count) inputs")
+        for (start, result) in zip(starts, results) {
+            if let record = prepared(start, result: result) {
+                batch.hold(record)
+            } else {
+                start.scope.settle(delivered: false)
+                batch.finished([(start.item, .abandoned)])
+            }
         }
-        let (effects, next) = mutate { $0.complete(finished) }
-        await perform(effects)
-        return next
     }
 
     /// Delivers what the batch holds: every processed record at its end, or those processed

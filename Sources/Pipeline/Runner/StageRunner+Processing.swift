@@ -45,62 +45,100 @@ extension StageRunner {
     /// decoded or whose result cannot be encoded is routed to the dead-letter topic); `timed`: under
     /// the processing timeout. - Returns: nil when it was abandoned (cancelled while processing).
     func prepare(_ item: WorkItem, input decoded: consuming S.Input? = nil, scope: DeliveryScope, timed: Bool) async -> PreparedRecord? {
-        let record = item.record
-        let started = ContinuousClock.now
-        let attempt = RecordHeaders.attempt(in: record.headers)
-        let now = clock.now()
-        // The record's metadata is built only if it logs something (most records never do at the
-        // usual levels): its position, and its input's subject once decoded. One closure holds
-        // them, and the subject rather than the input, whose copy would retain every field.
-        let topic = record.topic, partition = record.partition, offset = record.offset
-        let outbound: [OutboundRecord]
-        let verdict: RecordVerdict
         let input: S.Input
         do {
-            if let decoded = consume decoded { input = decoded } else { input = try S.decodeInput(record.value) }
+            if let decoded = consume decoded { input = decoded } else { input = try S.decodeInput(item.record.value) }
         } catch {
-            let recordLogger = logger.with(lazy: {
-                Self.metadata(topic: topic, partition: partition, offset: offset, attempt: attempt)
-            })
-            recordLogger.warning("undecodable record dead-lettered", metadata: [
-                LoggingKeys.reason: .string(ReasonCode.undecodable.rawValue),
-                LoggingKeys.errorMessage: .string(Self.summary(of: error)),
-            ])
-            let failure = RecordRouter.Failure(reason: .undecodable, error: Self.summary(of: error))
-            let deadLetter = router.deadLetter(record, failure: failure, attempt: attempt, now: now)
-            return PreparedRecord(item: item, scope: scope, outbound: [deadLetter], verdict: .deadLettered(.undecodable),
-                                  started: started, logger: recordLogger)
+            return undecodable(item, scope: scope, error: error)
         }
-        let subject = S.subject(of: input)
-        let recordLogger = logger.with(lazy: {
-            Self.metadata(topic: topic, partition: partition, offset: offset, attempt: attempt)
-                .merging(Self.metadata(for: subject)) { _, new in new }
-        })
-        let context = StageContext(logger: recordLogger, attempt: attempt, now: now, recordTimestamp: record.timestamp,
-                                   delivery: scope)
-        let result = await process(input, context: context, timed: timed)
+        let start = RecordStart(item: item, scope: scope, subject: S.subject(of: input), runner: self)
+        let result = await process(input, context: start.context, timed: timed)
+        return prepared(start, result: result)
+    }
+
+    /// What a record's processing starts from: its clocks, attempt and logger, and its input's
+    /// subject. The record's metadata is built only if it logs something (most records never do
+    /// at the usual levels): its position, and the subject rather than the input, whose copy would
+    /// retain every field.
+    struct RecordStart {
+        let item: WorkItem
+        let scope: DeliveryScope
+        let started: ContinuousClock.Instant
+        let attempt: Int
+        let now: Date
+        let subject: SubmissionSubject
+        let logger: Logger
+
+        init(item: WorkItem, scope: DeliveryScope, subject: SubmissionSubject, runner: StageRunner) {
+            let record = item.record
+            self.item = item
+            self.scope = scope
+            started = ContinuousClock.now
+            let attempt = RecordHeaders.attempt(in: record.headers)
+            self.attempt = attempt
+            now = runner.clock.now()
+            self.subject = subject
+            let topic = record.topic, partition = record.partition, offset = record.offset
+            logger = runner.logger.with(lazy: {
+                StageRunner.metadata(topic: topic, partition: partition, offset: offset, attempt: attempt)
+                    .merging(StageRunner.metadata(for: subject)) { _, new in new }
+            })
+        }
+
+        var context: StageContext {
+            StageContext(logger: logger, attempt: attempt, now: now, recordTimestamp: item.record.timestamp, delivery: scope)
+        }
+    }
+
+    /// Routes a processed record's result. - Returns: nil when it was abandoned (cancelled while
+    /// processing).
+    func prepared(_ start: RecordStart, result: consuming Result<StageResult<S.Output>, any Error>) -> PreparedRecord? {
         if case .failure = result, Task.isCancelled { return nil }
+        let record = start.item.record
+        let outbound: [OutboundRecord]
+        let verdict: RecordVerdict
         do {
             switch consume result {
             case .success(let value):
-                (outbound, verdict) = try routeResult(value, record: record, subject: subject, now: now, logger: recordLogger)
+                (outbound, verdict) = try routeResult(value, record: record, subject: start.subject, now: start.now,
+                                                      logger: start.logger)
             case .failure(let error):
-                (outbound, verdict) = try routeFailure(error, record: record, subject: subject, attempt: attempt, now: now,
-                                                     logger: recordLogger)
+                (outbound, verdict) = try routeFailure(error, record: record, subject: start.subject, attempt: start.attempt,
+                                                       now: start.now, logger: start.logger)
             }
         } catch {
             // Encoding an output, rejection or outcome failed: a bug, kept safe in the dead-letter topic.
-            recordLogger.error("could not encode the result; dead-lettering", metadata: [
+            start.logger.error("could not encode the result; dead-lettering", metadata: [
                 LoggingKeys.reason: .string(ReasonCode.encodingFailed.rawValue),
                 LoggingKeys.errorMessage: .string(Self.summary(of: error)),
             ])
             let failure = RecordRouter.Failure(reason: .encodingFailed, error: Self.summary(of: error))
-            let deadLetter = router.deadLetter(record, failure: failure, attempt: attempt, now: now)
-            return PreparedRecord(item: item, scope: scope, outbound: [deadLetter], verdict: .deadLettered(.encodingFailed),
-                                  started: started, logger: recordLogger)
+            let deadLetter = router.deadLetter(record, failure: failure, attempt: start.attempt, now: start.now)
+            return PreparedRecord(item: start.item, scope: start.scope, outbound: [deadLetter],
+                                  verdict: .deadLettered(.encodingFailed), started: start.started, logger: start.logger)
         }
-        return PreparedRecord(item: item, scope: scope, outbound: outbound, verdict: verdict, started: started,
-                              logger: recordLogger)
+        return PreparedRecord(item: start.item, scope: start.scope, outbound: outbound, verdict: verdict, started: start.started,
+                              logger: start.logger)
+    }
+
+    /// Dead-letters a record whose value does not decode into the stage's input.
+    func undecodable(_ item: WorkItem, scope: DeliveryScope, error: any Error) -> PreparedRecord {
+        let record = item.record
+        let started = ContinuousClock.now
+        let attempt = RecordHeaders.attempt(in: record.headers)
+        let now = clock.now()
+        let topic = record.topic, partition = record.partition, offset = record.offset
+        let recordLogger = logger.with(lazy: {
+            Self.metadata(topic: topic, partition: partition, offset: offset, attempt: attempt)
+        })
+        recordLogger.warning("undecodable record dead-lettered", metadata: [
+            LoggingKeys.reason: .string(ReasonCode.undecodable.rawValue),
+            LoggingKeys.errorMessage: .string(Self.summary(of: error)),
+        ])
+        let failure = RecordRouter.Failure(reason: .undecodable, error: Self.summary(of: error))
+        let deadLetter = router.deadLetter(record, failure: failure, attempt: attempt, now: now)
+        return PreparedRecord(item: item, scope: scope, outbound: [deadLetter], verdict: .deadLettered(.undecodable),
+                              started: started, logger: recordLogger)
     }
 
     /// Sends the results of records processed one after the other (one record, or a batch) and,

@@ -112,6 +112,8 @@ public final class StageRunner<S: Stage>: Sendable {
                 configuration: StageRunnerConfiguration = StageRunnerConfiguration(),
                 retryPolicy: any RetryPolicy = .never, assignmentHook: (any PartitionAssignmentHook)? = nil,
                 logger: Logger, metrics: MetricsRegistry = .shared, clock: any WallClock = SystemWallClock()) {
+        precondition(!(S.processesRounds && S.waitsOn == .deliveries),
+                     "\(S.self) waits on deliveries, so its records must be processed one by one, not in rounds")
         self.stage = stage
         self.source = source
         self.sink = sink

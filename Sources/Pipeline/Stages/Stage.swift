@@ -29,6 +29,16 @@ public protocol Stage: Sendable {
     ///   clients).
     func process(_ input: Input, context: StageContext) async throws -> StageResult<Output>
 
+    /// Whether the runner hands the inputs its batches run to ``process(round:)`` a round at a
+    /// time (up to 64, decoded first) instead of to ``process(_:context:)`` one by one. Default
+    /// `false`; verify's is `true`, so its signatures are checked back to back. Not for a stage
+    /// that waits on ``StageWaiting/deliveries``: its records must be processed one after another.
+    static var processesRounds: Bool { get }
+
+    /// Processes one round of inputs, each with its context; the results in the same order.
+    /// Default: ``process(_:context:)`` for each in turn. Called only when ``processesRounds``.
+    func process(round: [(input: Input, context: StageContext)]) async -> [Result<StageResult<Output>, any Error>]
+
     /// Turns a record value into ``Input``; a throw dead-letters the record as `undecodable`.
     static func decodeInput(_ value: [UInt8]) throws -> Input
 
@@ -49,6 +59,21 @@ public protocol Stage: Sendable {
 
 extension Stage {
     public static var waitsOn: StageWaiting { .outside }
+
+    public static var processesRounds: Bool { false }
+
+    public func process(round: [(input: Input, context: StageContext)]) async -> [Result<StageResult<Output>, any Error>] {
+        var results: [Result<StageResult<Output>, any Error>] = []
+        results.reserveCapacity(round.count)
+        for (input, context) in round {
+            do {
+                results.append(.success(try await process(input, context: context)))
+            } catch {
+                results.append(.failure(error))
+            }
+        }
+        return results
+    }
 
     public func mayWaitOnOutside(_ input: Input) -> Bool { true }
 

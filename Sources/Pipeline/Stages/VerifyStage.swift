@@ -1,3 +1,4 @@
+import AppStore
 import Observability
 
 /// Verify: turns one `receipt-ingested/v1` into one `receipt-verified/v1` per verified
@@ -11,6 +12,10 @@ import Observability
 /// - no transactions → `done` with outcome `no-transactions`;
 /// - a transaction with an empty `transactionId` or `originalTransactionId` (nothing to key on)
 ///   → reject `invalid-transaction`.
+///
+/// It processes rounds (``process(round:)``): the signed data of a round is verified with its
+/// ES256 checks put off into one ``SignatureBatch`` and run back to back, then each input goes on
+/// as in ``process(_:context:)``, with the same outcome.
 public struct VerifyStage: Stage {
     public typealias Input = IngestedSubmission
     public typealias Output = ReceiptVerified
@@ -33,7 +38,41 @@ public struct VerifyStage: Stage {
             return .reject(reason: .unsupportedKind,
                            detail: "kind \(input.kind.rawValue) is not supported by this verifier yet")
         }
-        var transactions = try await verifier.verify(input, context: context)
+        return outputs(of: input, try await verifier.verify(input, context: context), context: context)
+    }
+
+    public static var processesRounds: Bool { true }
+
+    /// Begins the round's offline verifications, checks their signatures back to back, then
+    /// finishes each input in order; inputs the verifier does not begin offline go through
+    /// ``process(_:context:)``.
+    public func process(round: [(input: IngestedSubmission, context: StageContext)]) async
+        -> [Result<StageResult<ReceiptVerified>, any Error>] {
+        let batch = SignatureBatch(capacity: round.count)
+        let begun = round.map { input, _ in
+            verifier.supportedKinds.contains(input.kind) ? verifier.beginOffline(input, deferringTo: batch) : nil
+        }
+        batch.checkAll()
+        var results: [Result<StageResult<ReceiptVerified>, any Error>] = []
+        results.reserveCapacity(round.count)
+        for ((input, context), verification) in zip(round, begun) {
+            do {
+                if let verification {
+                    results.append(.success(outputs(of: input, try verifier.finish(verification, of: input, in: batch), context: context)))
+                } else {
+                    results.append(.success(try await process(input, context: context)))
+                }
+            } catch {
+                results.append(.failure(error))
+            }
+        }
+        return results
+    }
+
+    /// The result of an input whose submission verified to `transactions`.
+    private func outputs(of input: IngestedSubmission, _ verified: consuming [VerifiedTransaction],
+                         context: StageContext) -> StageResult<ReceiptVerified> {
+        var transactions = verified
         guard !transactions.isEmpty else {
             return .done(outcome: .noTransactions)
         }

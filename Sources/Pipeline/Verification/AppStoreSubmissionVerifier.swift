@@ -50,14 +50,8 @@ public struct AppStoreSubmissionVerifier: SubmissionVerifier {
     public func verify(_ submission: IngestedSubmission, context: StageContext) async throws -> [VerifiedTransaction] {
         switch submission.kind {
         case .serverNotification:
-            let notification = try Self.unwrap(submission.withPayloadUTF8 { verifier.verifyAndDecodeNotification(utf8: $0) })
-            try Self.bind(signed: notification.bundleId, to: submission)
-            guard let transaction = notification.data?.transactionInfo else { return [] }
-            let source = NotificationSource(
-                notificationType: notification.rawNotificationType, subtype: notification.rawSubtype,
-                notificationUUID: notification.notificationUUID, effect: NotificationEffect(notification).name,
-                signedDate: notification.signedDate, renewal: notification.data?.renewalInfo.map(RenewalSnapshot.init))
-            return [VerifiedTransaction(transaction, notification: source)]
+            return try Self.transactions(of: submission.withPayloadUTF8 { verifier.verifyAndDecodeNotification(utf8: $0) },
+                                         for: submission)
         case .signedRenewalInfo:
             _ = try Self.unwrap(submission.withPayloadUTF8 { verifier.verifyAndDecodeRenewalInfo(utf8: $0) })
             return []
@@ -71,10 +65,56 @@ public struct AppStoreSubmissionVerifier: SubmissionVerifier {
             guard let legacy else { throw StageError.permanent(.unsupportedKind, "no legacy receipt verification configured") }
             return try await verifyReceipt(submission, legacy: legacy, context: context)
         case .signedTransaction:
-            let transaction = try Self.unwrap(submission.withPayloadUTF8 { verifier.verifyAndDecodeTransaction(utf8: $0) })
-            try Self.bind(signed: transaction.bundleId, to: submission)
-            return [VerifiedTransaction(transaction)]
+            return try Self.transactions(of: submission.withPayloadUTF8 { verifier.verifyAndDecodeTransaction(utf8: $0) },
+                                         for: submission)
         }
+    }
+
+    /// The kinds checked offline begin here (the others return nil: verify(_:context:) takes them).
+    public func beginOffline(_ submission: IngestedSubmission, deferringTo batch: SignatureBatch) -> OfflineVerification? {
+        switch submission.kind {
+        case .signedTransaction:
+            OfflineVerification(pending: .transaction(submission.withPayloadUTF8 { verifier.beginTransaction(utf8: $0, deferringTo: batch) }))
+        case .serverNotification:
+            OfflineVerification(pending: .notification(submission.withPayloadUTF8 { verifier.beginNotification(utf8: $0, deferringTo: batch) }))
+        case .signedRenewalInfo:
+            OfflineVerification(pending: .renewalInfo(submission.withPayloadUTF8 { verifier.beginRenewalInfo(utf8: $0, deferringTo: batch) }))
+        case .transactionId, .appReceipt:
+            nil
+        }
+    }
+
+    public func finish(_ verification: OfflineVerification, of submission: IngestedSubmission, in batch: SignatureBatch) throws
+        -> [VerifiedTransaction] {
+        switch verification.pending {
+        case .transaction(let pending): return try Self.transactions(of: verifier.finish(pending, in: batch), for: submission)
+        case .notification(let pending): return try Self.transactions(of: verifier.finish(pending, in: batch), for: submission)
+        case .renewalInfo(let pending):
+            _ = try Self.unwrap(verifier.finish(pending, in: batch))
+            return []
+        }
+    }
+
+    /// A verified transaction, bound to the submission that carried it.
+    private static func transactions(of result: VerificationResult<JWSTransactionDecodedPayload>,
+                                     for submission: IngestedSubmission) throws -> [VerifiedTransaction] {
+        let transaction = try unwrap(result)
+        try bind(signed: transaction.bundleId, to: submission)
+        return [VerifiedTransaction(transaction)]
+    }
+
+    /// A verified notification's transaction, if it has one, with the notification attached; bound
+    /// to the submission that carried it.
+    private static func transactions(of result: VerificationResult<ResponseBodyV2DecodedPayload>,
+                                     for submission: IngestedSubmission) throws -> [VerifiedTransaction] {
+        let notification = try unwrap(result)
+        try bind(signed: notification.bundleId, to: submission)
+        guard let transaction = notification.data?.transactionInfo else { return [] }
+        let source = NotificationSource(
+            notificationType: notification.rawNotificationType, subtype: notification.rawSubtype,
+            notificationUUID: notification.notificationUUID, effect: NotificationEffect(notification).name,
+            signedDate: notification.signedDate, renewal: notification.data?.renewalInfo.map(RenewalSnapshot.init))
+        return [VerifiedTransaction(transaction, notification: source)]
     }
 
     /// Signed data is checked offline; a `transactionId` asks the Server API, an `appReceipt`
