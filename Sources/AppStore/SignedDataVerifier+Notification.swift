@@ -50,11 +50,11 @@ extension SignedDataVerifier {
     /// the order of steps, so a failing outer signature still wins.
     public func beginNotification(utf8 signedPayload: UnsafeBufferPointer<UInt8>,
                                   deferringTo batch: SignatureBatch) -> PendingVerification<ResponseBodyV2DecodedPayload> {
-        beginNotification(utf8: signedPayload, into: batch)
+        PendingVerification(beginNotification(utf8: signedPayload, into: batch))
     }
 
     private func beginNotification(utf8 jws: UnsafeBufferPointer<UInt8>,
-                                   into batch: SignatureBatch?) -> PendingVerification<ResponseBodyV2DecodedPayload> {
+                                   into batch: SignatureBatch?) -> BegunVerification<ResponseBodyV2DecodedPayload> {
         begin(jws, as: .notification, deferringTo: batch) { notification(jws, clockUse: $0, signingInput: $1, deferringTo: batch) }
     }
 

@@ -67,11 +67,11 @@ public final class SignedDataVerifier: Sendable {
     /// is cached: ``finish(_:in:)`` it after `batch.checkAll()`.
     public func beginTransaction(utf8 signedTransaction: UnsafeBufferPointer<UInt8>,
                                  deferringTo batch: SignatureBatch) -> PendingVerification<JWSTransactionDecodedPayload> {
-        beginTransaction(utf8: signedTransaction, into: batch)
+        PendingVerification(beginTransaction(utf8: signedTransaction, into: batch))
     }
 
     private func beginTransaction(utf8 jws: UnsafeBufferPointer<UInt8>,
-                                  into batch: SignatureBatch?) -> PendingVerification<JWSTransactionDecodedPayload> {
+                                  into batch: SignatureBatch?) -> BegunVerification<JWSTransactionDecodedPayload> {
         begin(jws, as: .transaction, deferringTo: batch) {
             transaction(jws, clockUse: $0, signingInput: $1, deferringTo: batch)
         }
@@ -108,11 +108,11 @@ public final class SignedDataVerifier: Sendable {
     /// ``beginTransaction(utf8:deferringTo:)``).
     public func beginRenewalInfo(utf8 signedRenewalInfo: UnsafeBufferPointer<UInt8>,
                                  deferringTo batch: SignatureBatch) -> PendingVerification<JWSRenewalInfoDecodedPayload> {
-        beginRenewalInfo(utf8: signedRenewalInfo, into: batch)
+        PendingVerification(beginRenewalInfo(utf8: signedRenewalInfo, into: batch))
     }
 
     private func beginRenewalInfo(utf8 jws: UnsafeBufferPointer<UInt8>,
-                                  into batch: SignatureBatch?) -> PendingVerification<JWSRenewalInfoDecodedPayload> {
+                                  into batch: SignatureBatch?) -> BegunVerification<JWSRenewalInfoDecodedPayload> {
         begin(jws, as: .renewalInfo, deferringTo: batch) {
             renewalInfo(jws, clockUse: $0, signingInput: $1, deferringTo: batch)
         }
@@ -134,20 +134,20 @@ public final class SignedDataVerifier: Sendable {
     /// `verify` may have put off into `batch` (the last check added meanwhile). A miss hands
     /// `verify` the signing input's digest, computed with the cache's key.
     func begin<T: Sendable>(_ jws: UnsafeBufferPointer<UInt8>, as kind: VerifiedJWSCache.Kind, deferringTo batch: SignatureBatch?,
-                            _ verify: (ClockUse, SigningInputDigest?) -> VerificationResult<T>) -> PendingVerification<T> {
+                            _ verify: (ClockUse, SigningInputDigest?) -> VerificationResult<T>) -> BegunVerification<T> {
         let checksBefore = batch?.count ?? 0
         func putOff() -> Int? { batch.flatMap { $0.count > checksBefore ? $0.count - 1 : nil } }
         guard let verifiedCache else {
             let outcome = verify(ClockUse(), nil)
-            return PendingVerification(outcome: outcome, check: putOff(), cacheKey: nil)
+            return BegunVerification(outcome: outcome, check: putOff(), cacheKey: nil)
         }
         let (key, signingInput) = VerifiedJWSCache.Key.withSigningInput(jws, kind: kind)
         if let hit = verifiedCache.value(for: key) as? VerificationResult<T> {
-            return PendingVerification(outcome: hit, check: nil, cacheKey: nil)
+            return BegunVerification(outcome: hit, check: nil, cacheKey: nil)
         }
         let clockUse = ClockUse()
         let outcome = verify(clockUse, signingInput)
-        return PendingVerification(outcome: outcome, check: putOff(), cacheKey: clockUse.used ? nil : key)
+        return BegunVerification(outcome: outcome, check: putOff(), cacheKey: clockUse.used ? nil : key)
     }
 
     /// The outcome of a verification begun into `batch`, once `batch.checkAll()` has run: its
@@ -155,16 +155,15 @@ public final class SignedDataVerifier: Sendable {
     /// `invalid-signature`, as it would have been before anything after it was looked at), then the
     /// outcome of the rest. Stored in the verified-JWS cache unless it read the clock.
     public func finish<T>(_ pending: PendingVerification<T>, in batch: SignatureBatch) -> VerificationResult<T> {
-        finish(pending, in: Optional(batch))
+        finish(pending.take(), in: batch)
     }
 
-    func finish<T>(_ pending: PendingVerification<T>, in batch: SignatureBatch?) -> VerificationResult<T> {
-        var outcome = pending.outcome
-        if let check = pending.check, let batch, !batch.passed(check) {
-            outcome = .invalid(JWSVerifier.signatureDoesNotVerify)
+    func finish<T>(_ begun: consuming BegunVerification<T>, in batch: SignatureBatch?) -> VerificationResult<T> {
+        if let check = begun.check, let batch, !batch.passed(check) {
+            begun.outcome = .invalid(JWSVerifier.signatureDoesNotVerify)
         }
-        if let key = pending.cacheKey { verifiedCache?.insert(outcome, for: key) }
-        return outcome
+        if let key = begun.cacheKey { verifiedCache?.insert(begun.outcome, for: key) }
+        return begun.outcome
     }
 
     /// Runs the shared JWS verification, then a payload-specific decoder.

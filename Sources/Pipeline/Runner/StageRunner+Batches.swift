@@ -123,14 +123,18 @@ extension StageRunner {
                 continue
             }
             let start = RecordStart(item: item, scope: scope, subject: S.subject(of: input), runner: self)
-            round.append((input, start.context))
-            starts.append(start)
+            round.append((consume input, start.context))
+            starts.append(consume start)
         }
         guard !round.isEmpty else { return }
-        let results = await stage.process(round: round)
+        var results = await stage.process(round: round)
         precondition(results.count == starts.count, "\(S.self).process(round:) returned \(results.count) results for \(starts.count) inputs")
-        for (start, result) in zip(starts, results) {
-            if let record = prepared(start, result: result) {
+        // Reversed through the buffers (whose swaps are moves), then popped: each start and result
+        // moves out, where iterating them would copy each (and retain what it holds).
+        starts.withUnsafeMutableBufferPointer { $0.reverse() }
+        results.withUnsafeMutableBufferPointer { $0.reverse() }
+        while let start = starts.popLast(), let result = results.popLast() {
+            if let record = prepared(start, result: consume result) {
                 batch.hold(record)
             } else {
                 start.scope.settle(delivered: false)

@@ -37,7 +37,7 @@ public protocol Stage: Sendable {
 
     /// Processes one round of inputs, each with its context; the results in the same order.
     /// Default: ``process(_:context:)`` for each in turn. Called only when ``processesRounds``.
-    func process(round: [(input: Input, context: StageContext)]) async -> [Result<StageResult<Output>, any Error>]
+    func process(round: consuming [(input: Input, context: StageContext)]) async -> [Result<StageResult<Output>, any Error>]
 
     /// Turns a record value into ``Input``; a throw dead-letters the record as `undecodable`.
     static func decodeInput(_ value: [UInt8]) throws -> Input
@@ -62,7 +62,7 @@ extension Stage {
 
     public static var processesRounds: Bool { false }
 
-    public func process(round: [(input: Input, context: StageContext)]) async -> [Result<StageResult<Output>, any Error>] {
+    public func process(round: consuming [(input: Input, context: StageContext)]) async -> [Result<StageResult<Output>, any Error>] {
         var results: [Result<StageResult<Output>, any Error>] = []
         results.reserveCapacity(round.count)
         for (input, context) in round {

@@ -46,19 +46,29 @@ public struct VerifyStage: Stage {
     /// Begins the round's offline verifications, checks their signatures back to back, then
     /// finishes each input in order; inputs the verifier does not begin offline go through
     /// ``process(_:context:)``.
-    public func process(round: [(input: IngestedSubmission, context: StageContext)]) async
+    public func process(round: consuming [(input: IngestedSubmission, context: StageContext)]) async
         -> [Result<StageResult<ReceiptVerified>, any Error>] {
         let batch = SignatureBatch(capacity: round.count)
-        let begun = round.map { input, _ in
-            verifier.supportedKinds.contains(input.kind) ? verifier.beginOffline(input, deferringTo: batch) : nil
+        let supportedKinds = verifier.supportedKinds
+        // Each input moves from the round into `begun` and then out of it (reversed through the
+        // buffers, whose swaps are moves, then popped): reading them in place copied each one, and
+        // every string it holds, per access.
+        var begun: [(input: IngestedSubmission, context: StageContext, verification: OfflineVerification?)] = []
+        begun.reserveCapacity(round.count)
+        round.withUnsafeMutableBufferPointer { $0.reverse() }
+        while case let (input, context)? = round.popLast() {
+            let verification = supportedKinds.contains(input.kind) ? verifier.beginOffline(input, deferringTo: batch) : nil
+            begun.append((consume input, consume context, consume verification))
         }
         batch.checkAll()
+        begun.withUnsafeMutableBufferPointer { $0.reverse() }
         var results: [Result<StageResult<ReceiptVerified>, any Error>] = []
-        results.reserveCapacity(round.count)
-        for ((input, context), verification) in zip(round, begun) {
+        results.reserveCapacity(begun.count)
+        while case let (input, context, verification)? = begun.popLast() {
             do {
                 if let verification {
-                    results.append(.success(outputs(of: input, try verifier.finish(verification, of: input, in: batch), context: context)))
+                    let transactions = try verifier.finish(verification, of: input, in: batch)
+                    results.append(.success(outputs(of: input, transactions, context: context)))
                 } else {
                     results.append(.success(try await process(input, context: context)))
                 }

@@ -23,7 +23,10 @@ import Foundation
 ///
 /// App Store request failures keep the taxonomy's codes (`appstore-api-*`, `verify-receipt-*`,
 /// `network-*`), retryability and `Retry-After` (``AppStoreRequestStageError``).
-public struct AppStoreSubmissionVerifier: SubmissionVerifier {
+///
+/// A class: the verify stage calls it through `any SubmissionVerifier` several times per
+/// submission, and each call on a struct copied it (a retain of each of its members).
+public final class AppStoreSubmissionVerifier: SubmissionVerifier {
     public let supportedKinds: Set<SubmissionKind>
     private let verifier: SignedDataVerifier
     /// The offline JWS verifier (its verified-JWS cache statistics).
