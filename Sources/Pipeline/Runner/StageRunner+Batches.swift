@@ -104,9 +104,11 @@ extension StageRunner {
 
     /// A round of a stage that processes rounds (``Stage/processesRounds``): every record decoded
     /// (those whose input may wait on the outside diverted, undecodable ones dead-lettered), the
-    /// inputs processed in one call, then each result routed, in order.
+    /// inputs processed in one call, then each result routed, in order. The round's records share
+    /// its clocks: its start (their durations include waiting for the round) and its "now".
     private func processTogether(_ items: [WorkItem], into batch: HeldBatch, divert: (WorkItem, consuming S.Input) -> Void) async {
         var starts: [RecordStart] = [], round: [(input: S.Input, context: StageContext)] = []
+        let started = ContinuousClock.now, now = clock.now()
         starts.reserveCapacity(items.count)
         round.reserveCapacity(items.count)
         for item in items {
@@ -122,7 +124,8 @@ extension StageRunner {
                 divert(item, input)
                 continue
             }
-            let start = RecordStart(item: item, scope: scope, subject: S.subject(of: input), runner: self)
+            let start = RecordStart(item: item, scope: scope, subject: S.subject(of: input), started: started, now: now,
+                                    runner: self)
             round.append((consume input, start.context))
             starts.append(consume start)
         }

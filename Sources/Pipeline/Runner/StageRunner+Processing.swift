@@ -51,34 +51,38 @@ extension StageRunner {
         } catch {
             return undecodable(item, scope: scope, error: error)
         }
-        let start = RecordStart(item: item, scope: scope, subject: S.subject(of: input), runner: self)
+        let start = RecordStart(item: item, scope: scope, subject: S.subject(of: input), started: .now, now: clock.now(),
+                                runner: self)
         let result = await process(input, context: start.context, timed: timed)
         return prepared(start, result: result)
     }
 
-    /// What a record's processing starts from: its clocks, attempt and logger, and its input's
-    /// subject. The record's metadata is built only if it logs something (most records never do
-    /// at the usual levels): its position, and the subject rather than the input, whose copy would
-    /// retain every field.
+    /// What a record's processing starts from: its clocks (`started` for its duration, `now` for
+    /// its context; a round reads them once for all its records), attempt and logger, and its
+    /// input's subject. The record's metadata is built only if it logs something (most records
+    /// never do at the usual levels): its position, and the subject rather than the input, whose
+    /// copy would retain every field.
     struct RecordStart {
         let item: WorkItem
         let scope: DeliveryScope
         let started: ContinuousClock.Instant
         let attempt: Int
         let now: Date
+        let recordTimestamp: Date
         let subject: SubmissionSubject
         let logger: Logger
 
-        init(item: WorkItem, scope: DeliveryScope, subject: SubmissionSubject, runner: StageRunner) {
-            let record = item.record
+        init(item: WorkItem, scope: DeliveryScope, subject: SubmissionSubject, started: ContinuousClock.Instant, now: Date,
+             runner: StageRunner) {
             self.item = item
             self.scope = scope
-            started = ContinuousClock.now
-            let attempt = RecordHeaders.attempt(in: record.headers)
+            self.started = started
+            self.now = now
+            let attempt = RecordHeaders.attempt(in: item.record.headers)
             self.attempt = attempt
-            now = runner.clock.now()
+            recordTimestamp = item.record.timestamp
             self.subject = subject
-            let topic = record.topic, partition = record.partition, offset = record.offset
+            let topic = item.record.topic, partition = item.record.partition, offset = item.record.offset
             logger = runner.logger.with(lazy: {
                 StageRunner.metadata(topic: topic, partition: partition, offset: offset, attempt: attempt)
                     .merging(StageRunner.metadata(for: subject)) { _, new in new }
@@ -86,7 +90,7 @@ extension StageRunner {
         }
 
         var context: StageContext {
-            StageContext(logger: logger, attempt: attempt, now: now, recordTimestamp: item.record.timestamp, delivery: scope)
+            StageContext(logger: logger, attempt: attempt, now: now, recordTimestamp: recordTimestamp, delivery: scope)
         }
     }
 
