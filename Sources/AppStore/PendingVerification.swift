@@ -26,6 +26,8 @@ struct BegunVerification<T: Sendable> {
     /// The put-off check's index in the batch; nil when none was put off (a cache hit, a new
     /// chain, or a failure before the signature).
     let check: Int?
+    /// The batch the check waits in: finishing with another would read another JWS's verdict.
+    let batch: ObjectIdentifier?
     /// Where the final outcome goes in the verified-JWS cache; nil for a hit, without a cache, or
     /// for an outcome that read the clock.
     let cacheKey: VerifiedJWSCache.Key?

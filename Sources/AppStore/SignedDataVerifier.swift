@@ -137,17 +137,18 @@ public final class SignedDataVerifier: Sendable {
                             _ verify: (ClockUse, SigningInputDigest?) -> VerificationResult<T>) -> BegunVerification<T> {
         let checksBefore = batch?.count ?? 0
         func putOff() -> Int? { batch.flatMap { $0.count > checksBefore ? $0.count - 1 : nil } }
+        let batchID = batch.map(ObjectIdentifier.init)
         guard let verifiedCache else {
             let outcome = verify(ClockUse(), nil)
-            return BegunVerification(outcome: outcome, check: putOff(), cacheKey: nil)
+            return BegunVerification(outcome: outcome, check: putOff(), batch: batchID, cacheKey: nil)
         }
         let (key, signingInput) = VerifiedJWSCache.Key.withSigningInput(jws, kind: kind)
         if let hit = verifiedCache.value(for: key) as? VerificationResult<T> {
-            return BegunVerification(outcome: hit, check: nil, cacheKey: nil)
+            return BegunVerification(outcome: hit, check: nil, batch: nil, cacheKey: nil)
         }
         let clockUse = ClockUse()
         let outcome = verify(clockUse, signingInput)
-        return BegunVerification(outcome: outcome, check: putOff(), cacheKey: clockUse.used ? nil : key)
+        return BegunVerification(outcome: outcome, check: putOff(), batch: batchID, cacheKey: clockUse.used ? nil : key)
     }
 
     /// The outcome of a verification begun into `batch`, once `batch.checkAll()` has run: its
@@ -159,8 +160,11 @@ public final class SignedDataVerifier: Sendable {
     }
 
     func finish<T>(_ begun: consuming BegunVerification<T>, in batch: SignatureBatch?) -> VerificationResult<T> {
-        if let check = begun.check, let batch, !batch.passed(check) {
-            begun.outcome = .invalid(JWSVerifier.signatureDoesNotVerify)
+        if let check = begun.check {
+            guard let batch, begun.batch == ObjectIdentifier(batch) else {
+                preconditionFailure("a verification is finished with the SignatureBatch it was begun into")
+            }
+            if !batch.passed(check) { begun.outcome = .invalid(JWSVerifier.signatureDoesNotVerify) }
         }
         if let key = begun.cacheKey { verifiedCache?.insert(begun.outcome, for: key) }
         return begun.outcome

@@ -2,7 +2,7 @@
 ///
 /// Verifying one JWS after another interleaves each ECDSA with the parsing around it and with
 /// whatever the caller does between calls; grouped, each check runs on the caches and branch
-/// predictors the previous one left warm (the verify stage spends about 1.3 µs less per JWS,
+/// predictors the previous one left warm (the verify stage spends about 1 µs less per record,
 /// docs/benchmarks.md, session 33). Only the check of a JWS whose chain is cached is put off: a new
 /// header still has its signature checked before its chain, so a bad signature never costs a chain
 /// verification.
