@@ -23,12 +23,16 @@ public final class PendingVerification<T: Sendable> {
 struct BegunVerification<T: Sendable> {
     /// The outcome of everything but the put-off check.
     var outcome: VerificationResult<T>
-    /// The put-off check's index in the batch; nil when none was put off (a cache hit, a new
-    /// chain, or a failure before the signature).
-    let check: Int?
-    /// The batch the check waits in: finishing with another would read another JWS's verdict.
-    let batch: ObjectIdentifier?
+    /// The put-off check: the batch it waits in (finishing with another would read another JWS's
+    /// verdict) and its index there; nil when none was put off (a cache hit, a new chain, or a
+    /// failure before the signature).
+    let check: Check?
     /// Where the final outcome goes in the verified-JWS cache; nil for a hit, without a cache, or
     /// for an outcome that read the clock.
     let cacheKey: VerifiedJWSCache.Key?
+
+    struct Check {
+        let batch: ObjectIdentifier
+        let index: Int
+    }
 }

@@ -42,7 +42,8 @@ extension SignedDataVerifier {
 
     /// ``verifyAndDecodeNotification(_:)`` over the JWS's UTF-8 bytes where they are.
     public func verifyAndDecodeNotification(utf8 signedPayload: UnsafeBufferPointer<UInt8>) -> VerificationResult<ResponseBodyV2DecodedPayload> {
-        finish(beginNotification(utf8: signedPayload, into: nil), in: nil)
+        finish(begin(signedPayload, as: .notification, deferringTo: nil,
+                     notification(_:clockUse:signingInput:deferringTo:)), in: nil)
     }
 
     /// ``verifyAndDecodeNotification(utf8:)`` with the outer JWS's ES256 check put off into `batch`
@@ -50,12 +51,8 @@ extension SignedDataVerifier {
     /// the order of steps, so a failing outer signature still wins.
     public func beginNotification(utf8 signedPayload: UnsafeBufferPointer<UInt8>,
                                   deferringTo batch: SignatureBatch) -> PendingVerification<ResponseBodyV2DecodedPayload> {
-        PendingVerification(beginNotification(utf8: signedPayload, into: batch))
-    }
-
-    private func beginNotification(utf8 jws: UnsafeBufferPointer<UInt8>,
-                                   into batch: SignatureBatch?) -> BegunVerification<ResponseBodyV2DecodedPayload> {
-        begin(jws, as: .notification, deferringTo: batch) { notification(jws, clockUse: $0, signingInput: $1, deferringTo: batch) }
+        PendingVerification(begin(signedPayload, as: .notification, deferringTo: batch,
+                                  notification(_:clockUse:signingInput:deferringTo:)))
     }
 
     private func notification(_ signedPayload: UnsafeBufferPointer<UInt8>, clockUse: ClockUse, signingInput: SigningInputDigest?,

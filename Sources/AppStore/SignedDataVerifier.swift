@@ -60,21 +60,16 @@ public final class SignedDataVerifier: Sendable {
     /// ``verifyAndDecodeTransaction(_:)`` over the JWS's UTF-8 bytes where they are: a caller that
     /// holds them (a record just read) needs no `String` of them.
     public func verifyAndDecodeTransaction(utf8 signedTransaction: UnsafeBufferPointer<UInt8>) -> VerificationResult<JWSTransactionDecodedPayload> {
-        finish(beginTransaction(utf8: signedTransaction, into: nil), in: nil)
+        finish(begin(signedTransaction, as: .transaction, deferringTo: nil,
+                     transaction(_:clockUse:signingInput:deferringTo:)), in: nil)
     }
 
     /// ``verifyAndDecodeTransaction(utf8:)`` with its ES256 check put off into `batch` when the chain
     /// is cached: ``finish(_:in:)`` it after `batch.checkAll()`.
     public func beginTransaction(utf8 signedTransaction: UnsafeBufferPointer<UInt8>,
                                  deferringTo batch: SignatureBatch) -> PendingVerification<JWSTransactionDecodedPayload> {
-        PendingVerification(beginTransaction(utf8: signedTransaction, into: batch))
-    }
-
-    private func beginTransaction(utf8 jws: UnsafeBufferPointer<UInt8>,
-                                  into batch: SignatureBatch?) -> BegunVerification<JWSTransactionDecodedPayload> {
-        begin(jws, as: .transaction, deferringTo: batch) {
-            transaction(jws, clockUse: $0, signingInput: $1, deferringTo: batch)
-        }
+        PendingVerification(begin(signedTransaction, as: .transaction, deferringTo: batch,
+                                  transaction(_:clockUse:signingInput:deferringTo:)))
     }
 
     func transaction(_ signedTransaction: UnsafeBufferPointer<UInt8>, clockUse: ClockUse,
@@ -101,21 +96,16 @@ public final class SignedDataVerifier: Sendable {
 
     /// ``verifyAndDecodeRenewalInfo(_:)`` over the JWS's UTF-8 bytes where they are.
     public func verifyAndDecodeRenewalInfo(utf8 signedRenewalInfo: UnsafeBufferPointer<UInt8>) -> VerificationResult<JWSRenewalInfoDecodedPayload> {
-        finish(beginRenewalInfo(utf8: signedRenewalInfo, into: nil), in: nil)
+        finish(begin(signedRenewalInfo, as: .renewalInfo, deferringTo: nil,
+                     renewalInfo(_:clockUse:signingInput:deferringTo:)), in: nil)
     }
 
     /// ``verifyAndDecodeRenewalInfo(utf8:)`` with its ES256 check put off into `batch` (see
     /// ``beginTransaction(utf8:deferringTo:)``).
     public func beginRenewalInfo(utf8 signedRenewalInfo: UnsafeBufferPointer<UInt8>,
                                  deferringTo batch: SignatureBatch) -> PendingVerification<JWSRenewalInfoDecodedPayload> {
-        PendingVerification(beginRenewalInfo(utf8: signedRenewalInfo, into: batch))
-    }
-
-    private func beginRenewalInfo(utf8 jws: UnsafeBufferPointer<UInt8>,
-                                  into batch: SignatureBatch?) -> BegunVerification<JWSRenewalInfoDecodedPayload> {
-        begin(jws, as: .renewalInfo, deferringTo: batch) {
-            renewalInfo(jws, clockUse: $0, signingInput: $1, deferringTo: batch)
-        }
+        PendingVerification(begin(signedRenewalInfo, as: .renewalInfo, deferringTo: batch,
+                                  renewalInfo(_:clockUse:signingInput:deferringTo:)))
     }
 
     func renewalInfo(_ signedRenewalInfo: UnsafeBufferPointer<UInt8>, clockUse: ClockUse,
@@ -130,25 +120,29 @@ public final class SignedDataVerifier: Sendable {
         }
     }
 
-    /// Begins verifying `jws` as `kind`: the cached outcome, else `verify`'s, whose signature check
-    /// `verify` may have put off into `batch` (the last check added meanwhile). A miss hands
-    /// `verify` the signing input's digest, computed with the cache's key.
+    /// Begins verifying `jws` as `kind`: the cached outcome, else `verify`'s (one of `transaction`,
+    /// `renewalInfo`, `notification`), whose signature check it may have put off into `batch` (the
+    /// last check added meanwhile). A miss hands `verify` the signing input's digest, computed with
+    /// the cache's key.
     func begin<T: Sendable>(_ jws: UnsafeBufferPointer<UInt8>, as kind: VerifiedJWSCache.Kind, deferringTo batch: SignatureBatch?,
-                            _ verify: (ClockUse, SigningInputDigest?) -> VerificationResult<T>) -> BegunVerification<T> {
+                            _ verify: (UnsafeBufferPointer<UInt8>, ClockUse, SigningInputDigest?, SignatureBatch?)
+                                -> VerificationResult<T>) -> BegunVerification<T> {
         let checksBefore = batch?.count ?? 0
-        func putOff() -> Int? { batch.flatMap { $0.count > checksBefore ? $0.count - 1 : nil } }
-        let batchID = batch.map(ObjectIdentifier.init)
+        func putOff() -> BegunVerification<T>.Check? {
+            guard let batch, batch.count > checksBefore else { return nil }
+            return BegunVerification.Check(batch: ObjectIdentifier(batch), index: batch.count - 1)
+        }
         guard let verifiedCache else {
-            let outcome = verify(ClockUse(), nil)
-            return BegunVerification(outcome: outcome, check: putOff(), batch: batchID, cacheKey: nil)
+            let outcome = verify(jws, ClockUse(), nil, batch)
+            return BegunVerification(outcome: outcome, check: putOff(), cacheKey: nil)
         }
         let (key, signingInput) = VerifiedJWSCache.Key.withSigningInput(jws, kind: kind)
         if let hit = verifiedCache.value(for: key) as? VerificationResult<T> {
-            return BegunVerification(outcome: hit, check: nil, batch: nil, cacheKey: nil)
+            return BegunVerification(outcome: hit, check: nil, cacheKey: nil)
         }
         let clockUse = ClockUse()
-        let outcome = verify(clockUse, signingInput)
-        return BegunVerification(outcome: outcome, check: putOff(), batch: batchID, cacheKey: clockUse.used ? nil : key)
+        let outcome = verify(jws, clockUse, signingInput, batch)
+        return BegunVerification(outcome: outcome, check: putOff(), cacheKey: clockUse.used ? nil : key)
     }
 
     /// The outcome of a verification begun into `batch`, once `batch.checkAll()` has run: its
@@ -161,10 +155,10 @@ public final class SignedDataVerifier: Sendable {
 
     func finish<T>(_ begun: consuming BegunVerification<T>, in batch: SignatureBatch?) -> VerificationResult<T> {
         if let check = begun.check {
-            guard let batch, begun.batch == ObjectIdentifier(batch) else {
+            guard let batch, check.batch == ObjectIdentifier(batch) else {
                 preconditionFailure("a verification is finished with the SignatureBatch it was begun into")
             }
-            if !batch.passed(check) { begun.outcome = .invalid(JWSVerifier.signatureDoesNotVerify) }
+            if !batch.passed(check.index) { begun.outcome = .invalid(JWSVerifier.signatureDoesNotVerify) }
         }
         if let key = begun.cacheKey { verifiedCache?.insert(begun.outcome, for: key) }
         return begun.outcome
