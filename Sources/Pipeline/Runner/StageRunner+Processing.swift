@@ -127,22 +127,16 @@ extension StageRunner {
 
     /// Dead-letters a record whose value does not decode into the stage's input.
     func undecodable(_ item: WorkItem, scope: DeliveryScope, error: any Error) -> PreparedRecord {
-        let record = item.record
-        let started = ContinuousClock.now
-        let attempt = RecordHeaders.attempt(in: record.headers)
-        let now = clock.now()
-        let topic = record.topic, partition = record.partition, offset = record.offset
-        let recordLogger = logger.with(lazy: {
-            Self.metadata(topic: topic, partition: partition, offset: offset, attempt: attempt)
-        })
-        recordLogger.warning("undecodable record dead-lettered", metadata: [
+        // No input, so no subject: the logger's metadata is the record's position alone.
+        let start = RecordStart(item: item, scope: scope, subject: .unknown, started: .now, now: clock.now(), runner: self)
+        start.logger.warning("undecodable record dead-lettered", metadata: [
             LoggingKeys.reason: .string(ReasonCode.undecodable.rawValue),
             LoggingKeys.errorMessage: .string(Self.summary(of: error)),
         ])
         let failure = RecordRouter.Failure(reason: .undecodable, error: Self.summary(of: error))
-        let deadLetter = router.deadLetter(record, failure: failure, attempt: attempt, now: now)
+        let deadLetter = router.deadLetter(item.record, failure: failure, attempt: start.attempt, now: start.now)
         return PreparedRecord(item: item, scope: scope, outbound: [deadLetter], verdict: .deadLettered(.undecodable),
-                              started: started, logger: recordLogger)
+                              started: start.started, logger: start.logger)
     }
 
     /// Sends the results of records processed one after the other (one record, or a batch) and,
