@@ -7,11 +7,13 @@ import Testing
 /// broker suites (EndToEnd, Rebalance, RetryTier, ...) run their stages through it.
 @Suite struct KafkaStageWorkerTests {
     private func worker(maxInFlight: Int, processing: Duration = .seconds(30), grace: Duration = .seconds(25),
-                        messageTimeout: Duration = .seconds(60), maxPollInterval: Duration = .seconds(300)) throws -> KafkaStageWorker<IngestStage> {
+                        messageTimeout: Duration = .seconds(60), maxPollInterval: Duration = .seconds(300),
+                        rebalanceTimeout: Duration? = nil) throws -> KafkaStageWorker<IngestStage> {
         var consumer = KafkaConsumerConfiguration(bootstrapServers: ["127.0.0.1:1"],
                                                   consumptionStrategy: .group(id: "g", topics: ["receipts.submitted"]))
         consumer.sessionTimeout = .seconds(6)
         consumer.maxPollInterval = maxPollInterval
+        consumer.rebalanceTimeout = rebalanceTimeout
         var producer = KafkaProducerConfiguration(bootstrapServers: ["127.0.0.1:1"])
         producer.messageTimeout = messageTimeout
         return try KafkaStageWorker(stage: IngestStage(), consumer: consumer, producer: producer,
@@ -39,7 +41,10 @@ import Testing
         // later, the partitions are another member's while these records could still write.
         let impatient = try self.worker(maxInFlight: 8, maxPollInterval: .seconds(10))
         #expect(impatient.configuration.revocationTimeout == .seconds(5))
-        for worker in [worker, short, impatient] {
+        // Brokers that wait less than max.poll.interval.ms (librdkafka's mock: a session) say so.
+        let mock = try self.worker(maxInFlight: 8, maxPollInterval: .seconds(300), rebalanceTimeout: .seconds(9))
+        #expect(mock.configuration.revocationTimeout == .seconds(4))
+        for worker in [worker, short, impatient, mock] {
             await worker.source.close()
             await worker.sink.close()
         }

@@ -81,6 +81,12 @@ struct ConfigurationTests {
         configuration.maxPollInterval = .seconds(10)
         #expect(problem(configuration.validate)?.contains("maxPollInterval") == true)
         configuration.maxPollInterval = .seconds(300)
+        configuration.rebalanceTimeout = .seconds(301)
+        #expect(problem(configuration.validate)?.contains("rebalanceTimeout") == true)
+        configuration.rebalanceTimeout = .zero
+        #expect(problem(configuration.validate)?.contains("rebalanceTimeout") == true)
+        configuration.rebalanceTimeout = .seconds(6)
+        #expect(problem(configuration.validate) == nil)
         configuration.maxBufferedMessages = 0
         #expect(problem(configuration.validate)?.contains("maxBufferedMessages") == true)
         configuration.maxBufferedMessages = 10

@@ -63,6 +63,11 @@ public struct KafkaConsumerConfiguration: Sendable {
     /// consumer's own thread polls continuously (pausing partitions instead of blocking),
     /// so a slow application does not trigger it.
     public var maxPollInterval: Duration = .seconds(300)
+    /// How long a rebalance waits for this member to revoke and rejoin, when the brokers wait
+    /// less than ``maxPollInterval`` (a Kafka broker waits the JoinGroup's rebalance timeout,
+    /// `max.poll.interval.ms`; librdkafka's mock waits its session timeout less a second). nil
+    /// (the default) is ``maxPollInterval``. Not sent to the broker: drains read it.
+    public var rebalanceTimeout: Duration?
     /// How often stored offsets are committed in the background.
     public var autoCommitInterval: Duration = .seconds(5)
     /// Transactional visibility.
@@ -183,6 +188,12 @@ public struct KafkaConsumerConfiguration: Sendable {
             maxPollInterval < sessionTimeout
                 ? "\(field).maxPollInterval (\(maxPollInterval)) must be at least sessionTimeout (\(sessionTimeout))"
                 : nil,
+            rebalanceTimeout.flatMap {
+                $0 > maxPollInterval
+                    ? "\(field).rebalanceTimeout (\($0)) must not exceed maxPollInterval (\(maxPollInterval))"
+                    : KafkaNames.durationProblem($0, field: "\(field).rebalanceTimeout", atLeastMilliseconds: 1,
+                                                 atMostMilliseconds: 86_400_000)
+            },
             maxBufferedMessages < 1 ? "\(field).maxBufferedMessages must be at least 1, got \(maxBufferedMessages)" : nil,
             KafkaNames.durationProblem(
                 quietProbeInterval, field: "\(field).quietProbeInterval", atLeastMilliseconds: 1, atMostMilliseconds: 3_600_000),

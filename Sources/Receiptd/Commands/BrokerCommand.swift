@@ -136,7 +136,7 @@ final class EmbeddedBroker: Service {
     /// What workers of any embedded broker get: no topic creation (the broker created the topics;
     /// the mock does not implement CreateTopics for other processes), ``consumerProperties`` and
     /// ``producerProperties`` (an overlay's own values win), ``lingerMilliseconds`` where the
-    /// configuration left the default, and a poll interval of one session.
+    /// configuration left the default, and a rebalance timeout of one session.
     static func workerSettings(_ configuration: WorkerConfiguration) -> WorkerConfiguration {
         var configuration = configuration
         configuration.topics.create = false
@@ -147,7 +147,11 @@ final class EmbeddedBroker: Service {
         }
         // The mock waits a rebalance for a member's revocation only a session long (its rebalance
         // timer is the session timeout less a second), not max.poll.interval.ms as a broker does.
-        configuration.kafka.maxPollIntervalSeconds = configuration.kafka.sessionTimeoutSeconds
+        // max.poll.interval.ms itself stays long: librdkafka gives a JoinGroup that much plus 3 s
+        // from its creation, and one created while a broker is down must not expire while the
+        // mock holds it (the client would join again on a new connection, and the mock, which
+        // does not see a connection close while it holds its answer, asserts; docs/chaos.md).
+        configuration.kafka.rebalanceTimeoutSeconds = configuration.kafka.sessionTimeoutSeconds
         return configuration
     }
 

@@ -135,6 +135,9 @@ enum StageWorker {
         consumerConfiguration.autoCommitInterval = .seconds(configuration.kafka.commitIntervalSeconds)
         consumerConfiguration.sessionTimeout = .seconds(configuration.kafka.sessionTimeoutSeconds)
         consumerConfiguration.maxPollInterval = .seconds(configuration.kafka.maxPollIntervalSeconds)
+        if configuration.kafka.rebalanceTimeoutSeconds > 0 {
+            consumerConfiguration.rebalanceTimeout = .seconds(configuration.kafka.rebalanceTimeoutSeconds)
+        }
         let kafkaMetrics = KafkaStatisticsMetrics(registry: metrics)
         consumerConfiguration.statisticsInterval = statisticsInterval
         consumerConfiguration.onStatistics = { statistics in

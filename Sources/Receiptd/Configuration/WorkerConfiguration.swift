@@ -19,9 +19,13 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var sessionTimeoutSeconds = 45.0
         /// `max.poll.interval.ms`: also the rebalance timeout, how long a rebalance waits for a
         /// member to finish its revocation (the workers drain revoked partitions within it, and
-        /// fence what is still running past it). The embedded broker sets it to the session
-        /// timeout, which is what librdkafka's mock waits.
+        /// fence what is still running past it), unless `rebalanceTimeoutSeconds` says less.
         var maxPollIntervalSeconds = 300.0
+        /// How long the brokers wait a rebalance for a member's revocation when that is less than
+        /// `max.poll.interval.ms`; 0 (the default) is `max.poll.interval.ms`, what Kafka brokers
+        /// wait. The embedded broker sets it to the session timeout, which is what librdkafka's
+        /// mock waits.
+        var rebalanceTimeoutSeconds = 0.0
         /// Static group membership: `group.instance.id` is this value with `-<stage>` appended, so a
         /// restarted worker gets its partitions back at once instead of after the old member's
         /// session. Only set it to something stable across restarts and unique per worker (a

@@ -72,15 +72,16 @@ public final class KafkaStageWorker<S: Stage>: Sendable {
     /// How long a revocation waits for in-flight records: their processing plus their outputs'
     /// delivery plus a margin, and never under the shutdown grace period (at least 5 s); but
     /// always within the group's patience: a rebalance waits for this member's revocation only for
-    /// the rebalance timeout (`max.poll.interval.ms`; librdkafka's mock cluster uses the session
-    /// timeout), which starts before the member hears of it (up to a heartbeat interval later).
+    /// the rebalance timeout (`max.poll.interval.ms` unless the consumer's `rebalanceTimeout` says
+    /// the brokers wait less, as librdkafka's mock does), which starts before the member hears of
+    /// it (up to a heartbeat interval later).
     /// Past it the partitions go to another member while these records could still write; the
     /// runner fences them instead (``StageRunner``).
     public static func revocationTimeout(_ configuration: StageRunnerConfiguration, producer: KafkaProducerConfiguration,
                                          consumer: KafkaConsumerConfiguration) -> Duration {
         let drain = max(max(.seconds(5), configuration.shutdownGracePeriod),
                         configuration.processingTimeout + producer.messageTimeout + .seconds(5))
-        let window = consumer.maxPollInterval - consumer.heartbeatInterval - .seconds(2)
+        let window = (consumer.rebalanceTimeout ?? consumer.maxPollInterval) - consumer.heartbeatInterval - .seconds(2)
         return max(.seconds(1), min(drain, window))
     }
 
