@@ -8,8 +8,14 @@ import Testing
 /// final entitlement state as the generator expected (exit status 0).
 @Suite(.timeLimit(.minutes(5))) struct ChaosShortTests {
     @Test func shortChaosRunLosesNothingAndDuplicatesNothing() throws {
-        let (status, ledger, errors) = try CrashRestartTests.runCapturingErrors(["chaos", "--submissions", "3000", "--kills", "4",
-                                                                                 "--seed", "11", "--timeout", "60"])
+        var (status, ledger, errors) = try Self.run(seed: 11)
+        if status == 6, errors.contains(Self.mockAssertion) {
+            // librdkafka 2.0.2's mock group coordinator aborted the process hosting it, so this run
+            // has no verdict (docs/chaos.md, "the mock's assertion"; scripts/mock-member-id-reuse
+            // reproduces it). Once more with another seed; a second abort fails the test.
+            print("ChaosShortTests: the embedded broker aborted on its known assertion; running again")
+            (status, ledger, errors) = try Self.run(seed: 12)
+        }
         #expect(status == 0, "\(ledger)\n--- the last lines of its standard error:\n\(errors)")
         #expect(Self.row("LOST (no verdict)", in: ledger) == "0", "\(ledger)")
         #expect(Self.row("DUPLICATED (event emitted twice)", in: ledger) == "0")
@@ -21,6 +27,15 @@ import Testing
         #expect(Self.row("App Store outages (every answer 5xx)", in: ledger) == "1")
         #expect(Self.row("submissions with a verdict", in: ledger) == Self.row("submissions", in: ledger))
         #expect(ledger.contains("result: PASS"))
+    }
+
+    /// The assertion librdkafka 2.0.2's mock fails when a member joins with an id it had expired
+    /// and given to a newer member (its ids are heap addresses).
+    static let mockAssertion = "rd_kafka_mock_cgrp_member_add: Assertion `!member->resp' failed"
+
+    static func run(seed: Int) throws -> (status: Int32, output: String, errorTail: String) {
+        try CrashRestartTests.runCapturingErrors(["chaos", "--submissions", "3000", "--kills", "4", "--seed", String(seed),
+                                                  "--timeout", "60"])
     }
 
     /// The value of the ledger row `label` (the text after the label's padding), or nil.

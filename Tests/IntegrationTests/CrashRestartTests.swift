@@ -41,7 +41,12 @@ import Testing
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let errors = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
-        let tail = errors.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
+        let all = errors.split(separator: "\n", omittingEmptySubsequences: false)
+        var tail = all.suffix(lines).joined(separator: "\n")
+        // An assertion's own line comes before the backtrace that fills the tail: keep it.
+        if let assertion = all.dropLast(lines).last(where: { $0.contains("Assertion") }) {
+            tail = "\(assertion)\n...\n\(tail)"
+        }
         return (process.terminationStatus, String(decoding: data, as: UTF8.self), tail)
     }
 

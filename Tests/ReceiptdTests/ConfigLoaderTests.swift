@@ -65,6 +65,17 @@ import Testing
         #expect(overlaid == base)
     }
 
+    /// A tenth of the session, at most librdkafka's 3 s: chaos's 6 s session heartbeats every
+    /// 600 ms, the 45 s default every 3 s.
+    @Test func workersHeartbeatATenthOfTheirSessionAtMostThreeSeconds() {
+        var kafka = WorkerConfiguration.Kafka()
+        #expect(kafka.heartbeatInterval == .seconds(3))
+        kafka.sessionTimeoutSeconds = 6
+        #expect(kafka.heartbeatInterval == .milliseconds(600))
+        kafka.sessionTimeoutSeconds = 10
+        #expect(kafka.heartbeatInterval == .seconds(1))
+    }
+
     /// The harnesses' workers get the embedded broker's settings, and a configuration's own
     /// values win: its own librdkafka properties, and a linger it set.
     @Test func theEmbeddedBrokersWorkerSettingsKeepWhatTheConfigurationSet() throws {
@@ -72,7 +83,7 @@ import Testing
         #expect(defaults.kafka.lingerMilliseconds == EmbeddedBroker.lingerMilliseconds)
         #expect(defaults.kafka.consumerProperties == EmbeddedBroker.consumerProperties)
         #expect(defaults.kafka.producerProperties == EmbeddedBroker.producerProperties)
-        #expect(defaults.kafka.rebalanceTimeoutSeconds == defaults.kafka.sessionTimeoutSeconds)
+        #expect(defaults.kafka.rebalanceTimeoutSeconds == defaults.kafka.sessionTimeoutSeconds - 1)
         #expect(defaults.kafka.maxPollIntervalSeconds == WorkerConfiguration.Kafka().maxPollIntervalSeconds)
         #expect(!defaults.topics.create)
         let producer = try defaults.kafka.producer(bootstrapServers: ["127.0.0.1:1"], role: "verify")

@@ -136,7 +136,7 @@ final class EmbeddedBroker: Service {
     /// What workers of any embedded broker get: no topic creation (the broker created the topics;
     /// the mock does not implement CreateTopics for other processes), ``consumerProperties`` and
     /// ``producerProperties`` (an overlay's own values win), ``lingerMilliseconds`` where the
-    /// configuration left the default, and a rebalance timeout of one session.
+    /// configuration left the default, and the mock's rebalance wait (a session less a second).
     static func workerSettings(_ configuration: WorkerConfiguration) -> WorkerConfiguration {
         var configuration = configuration
         configuration.topics.create = false
@@ -145,13 +145,12 @@ final class EmbeddedBroker: Service {
         if configuration.kafka.lingerMilliseconds == WorkerConfiguration.Kafka().lingerMilliseconds {
             configuration.kafka.lingerMilliseconds = lingerMilliseconds
         }
-        // The mock waits a rebalance for a member's revocation only a session long (its rebalance
-        // timer is the session timeout less a second), not max.poll.interval.ms as a broker does.
-        // max.poll.interval.ms itself stays long: librdkafka gives a JoinGroup that much plus 3 s
-        // from its creation, and one created while a broker is down must not expire while the
-        // mock holds it (the client would join again on a new connection, and the mock, which
-        // does not see a connection close while it holds its answer, asserts; docs/chaos.md).
-        configuration.kafka.rebalanceTimeoutSeconds = configuration.kafka.sessionTimeoutSeconds
+        // The mock waits a rebalance for members to rejoin the session timeout less a second, not
+        // max.poll.interval.ms as a broker does. max.poll.interval.ms itself stays long: librdkafka
+        // gives a JoinGroup that much plus 3 s, and a JoinGroup that times out while the mock holds
+        // it makes the client join again on a new connection, which the mock cannot tell from
+        // another member's and aborts on (docs/chaos.md, "the mock's assertion").
+        configuration.kafka.rebalanceTimeoutSeconds = max(1, configuration.kafka.sessionTimeoutSeconds - 1)
         return configuration
     }
 

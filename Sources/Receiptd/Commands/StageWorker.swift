@@ -134,8 +134,9 @@ enum StageWorker {
         consumerConfiguration.additionalProperties = configuration.kafka.consumerAdditionalProperties
         consumerConfiguration.autoCommitInterval = .seconds(configuration.kafka.commitIntervalSeconds)
         consumerConfiguration.sessionTimeout = .seconds(configuration.kafka.sessionTimeoutSeconds)
+        consumerConfiguration.heartbeatInterval = configuration.kafka.heartbeatInterval
         consumerConfiguration.maxPollInterval = .seconds(configuration.kafka.maxPollIntervalSeconds)
-        if configuration.kafka.rebalanceTimeoutSeconds > 0 {
+        if configuration.kafka.rebalanceTimeoutSeconds != 0 {  // negative: refused by validate()
             consumerConfiguration.rebalanceTimeout = .seconds(configuration.kafka.rebalanceTimeoutSeconds)
         }
         let kafkaMetrics = KafkaStatisticsMetrics(registry: metrics)

@@ -56,6 +56,13 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         /// ``EmbeddedBroker/producerProperties``).
         var producerProperties: [String: String] = [:]
 
+        /// `heartbeat.interval.ms`: a tenth of the session, at most librdkafka's 3 s. A member learns
+        /// of a rebalance at its next heartbeat, and a coordinator that counts only successful
+        /// requests as activity (librdkafka's mock) sees it alive that much more often.
+        var heartbeatInterval: Duration {
+            min(.seconds(3), .seconds(sessionTimeoutSeconds) / 10)
+        }
+
         /// What a producer gets: `properties` with `producerProperties` over them.
         var producerAdditionalProperties: [String: String] {
             properties.merging(producerProperties) { _, producer in producer }
