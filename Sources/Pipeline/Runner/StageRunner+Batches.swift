@@ -130,7 +130,9 @@ extension StageRunner {
             starts.append(consume start)
         }
         guard !round.isEmpty else { return }
-        var results = await stage.process(round: round)
+        // Handed over, not shared: a stage that mutates the round (verify pops it) would otherwise
+        // copy the whole array first, retaining every string of every input.
+        var results = await stage.process(round: consume round)
         precondition(results.count == starts.count, "\(S.self).process(round:) returned \(results.count) results for \(starts.count) inputs")
         // Reversed through the buffers (whose swaps are moves), then popped: each start and result
         // moves out, where iterating them would copy each (and retain what it holds).
