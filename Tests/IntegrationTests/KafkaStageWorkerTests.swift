@@ -41,7 +41,8 @@ import Testing
         // later, the partitions are another member's while these records could still write.
         let impatient = try self.worker(maxInFlight: 8, maxPollInterval: .seconds(10))
         #expect(impatient.configuration.revocationTimeout == .seconds(5))
-        // Brokers that wait less than max.poll.interval.ms (librdkafka's mock: a session) say so.
+        // Brokers that wait less than max.poll.interval.ms (librdkafka's mock: a session less a
+        // second) say so.
         let mock = try self.worker(maxInFlight: 8, maxPollInterval: .seconds(300), rebalanceTimeout: .seconds(9))
         #expect(mock.configuration.revocationTimeout == .seconds(4))
         for worker in [worker, short, impatient, mock] {

@@ -23,8 +23,8 @@ struct WorkerConfiguration: Codable, Sendable, Equatable {
         var maxPollIntervalSeconds = 300.0
         /// How long the brokers wait a rebalance for a member's revocation when that is less than
         /// `max.poll.interval.ms`; 0 (the default) is `max.poll.interval.ms`, what Kafka brokers
-        /// wait. The embedded broker sets it to the session timeout, which is what librdkafka's
-        /// mock waits.
+        /// wait. The embedded broker sets it to the session timeout less a second, which is what
+        /// librdkafka's mock waits.
         var rebalanceTimeoutSeconds = 0.0
         /// Static group membership: `group.instance.id` is this value with `-<stage>` appended, so a
         /// restarted worker gets its partitions back at once instead of after the old member's
