@@ -41,13 +41,16 @@ import Testing
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let errors = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self), errorTail(errors, lines: lines))
+    }
+
+    /// The last `lines` lines of a process's standard error, with an assertion's own line ahead of
+    /// them when it came earlier (a crash's backtrace fills the tail).
+    static func errorTail(_ errors: String, lines: Int) -> String {
         let all = errors.split(separator: "\n", omittingEmptySubsequences: false)
-        var tail = all.suffix(lines).joined(separator: "\n")
-        // An assertion's own line comes before the backtrace that fills the tail: keep it.
-        if let assertion = all.dropLast(lines).last(where: { $0.contains("Assertion") }) {
-            tail = "\(assertion)\n...\n\(tail)"
-        }
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self), tail)
+        let tail = all.suffix(lines).joined(separator: "\n")
+        guard let assertion = all.dropLast(lines).last(where: { $0.contains("Assertion") }) else { return tail }
+        return "\(assertion)\n...\n\(tail)"
     }
 
     /// Starts `receiptd fulfil --config config`, appending its output to `log`.
