@@ -82,11 +82,31 @@ import Testing
             if inputPartition[transactionId] != message.partition { misplaced += 1 }
         }
         #expect(misplaced == 0)
-        #expect(counts.count == total)
+        #expect(counts.count == total, "\(Self.missing(from: counts, reader: reader, topics: broker.topics))")
         let repeated = counts.filter { $0.value > 1 }.count
         #expect(repeated == 0, "\(repeated) transactions were emitted more than once")
         #expect(emitted(metricsA) > 0)
         #expect(emitted(metricsB) > 0, "the second consumer never received a partition")
         await reader.close()
+    }
+
+    /// The transactions without an entitlement change, each with its input records' positions and
+    /// the outcomes recorded for its submissions: what a failure needs to be traced.
+    static func missing(from counts: [String: Int], reader: TopicReader, topics: Topics) -> String {
+        var inputs: [String: [String]] = [:], submissions: [String: String] = [:]
+        for message in reader.messages(in: topics.verified) {
+            let transactionId = (message.json["transaction"] as! [String: Any])["transactionId"] as! String
+            guard counts[transactionId] == nil else { continue }
+            inputs[transactionId, default: []].append("\(message.partition)@\(message.offset)")
+            submissions[message.json["submissionId"] as? String ?? ""] = transactionId
+        }
+        var outcomes: [String: [String]] = [:]
+        for message in reader.messages(in: topics.outcomes) {
+            guard let transactionId = submissions[message.json["submissionId"] as? String ?? ""] else { continue }
+            outcomes[transactionId, default: []].append(
+                "\(message.json["outcome"] as? String ?? "?") at \(message.partition)@\(message.offset)")
+        }
+        return inputs.keys.sorted().prefix(10).map { "\($0): inputs \(inputs[$0]!), outcomes \(outcomes[$0] ?? [])" }
+            .joined(separator: "; ")
     }
 }
