@@ -77,7 +77,6 @@ struct ConsumerFlowControlTests {
         // max.poll.interval >= session timeout. The reader below takes longer than both.
         configuration.sessionTimeout = .seconds(4)
         configuration.maxPollInterval = .seconds(4)
-        configuration.rebalanceTimeout = .seconds(4)
         let consumer = try KafkaConsumer(configuration: configuration)
         let events = Locked<[String]>([])
         let watcher = Task {
