@@ -20,17 +20,21 @@ import Testing
             Int64($0.value("receiptd_stage_records_total", labels: [("stage", "fulfil"), ("outcome", "emitted")]) ?? 0)
         }
         let judged = { reader.messages(in: broker.topics.entitlementsChanged).count + reader.messages(in: broker.topics.outcomes).count }
+        let changed = { Set(reader.messages(in: broker.topics.entitlementsChanged).compactMap { $0.json["transactionId"] as? String }) }
         var published = 0
         /// Publishes new transactions `range` plus re-submissions of every 7th earlier one, then
-        /// waits until each input record has a verdict.
+        /// waits until each input record has a verdict: every new transaction an entitlement change,
+        /// and as many verdicts as inputs. The count alone is not enough: an input delivered again
+        /// after a rebalance (its offset not committed in time) adds an outcome, which would let the
+        /// wait end, and the runner be shut down, with another input not yet processed.
         func batch(_ range: Range<Int>) async throws {
             var records = try range.map { try samples.verified(100_000 + $0) }
             records += try stride(from: 0, to: range.lowerBound, by: 7).map { try samples.verified(100_000 + $0) }
             try await broker.publish(broker.topics.verified, records)
             published += records.count
-            let expected = published
+            let expected = published, newTransactions = Set((0..<range.upperBound).map { String(100_000 + $0) })
             do {
-                try await reader.wait(timeout: .seconds(90)) { _ in judged() >= expected }
+                try await reader.wait(timeout: .seconds(90)) { _ in judged() >= expected && newTransactions.isSubset(of: changed()) }
             } catch {
                 // Which input records never got a verdict (a record skipped, e.g. lost across a rebalance)?
                 var verdicts: [String: Int] = [:]
@@ -43,7 +47,11 @@ import Testing
                     inputs[transactionId, default: []].append("\(message.partition)@\(message.offset)")
                 }
                 let missing = inputs.filter { verdicts[$0.key, default: 0] < $0.value.count }
-                Issue.record("no verdict for: \(missing.map { "\($0.key) at \($0.value)" }.sorted().prefix(10))")
+                let unchanged = newTransactions.subtracting(changed()).sorted()
+                Issue.record("""
+                    no verdict for: \(missing.map { "\($0.key) at \($0.value)" }.sorted().prefix(10)); \
+                    \(unchanged.count) new transaction(s) without an entitlement change: \(unchanged.prefix(10))
+                    """)
                 throw error
             }
         }
