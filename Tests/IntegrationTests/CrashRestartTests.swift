@@ -84,7 +84,7 @@ import Testing
             _ = FileManager.default.createFile(atPath: log, contents: nil)
             let json = """
             {"kafka": {"bootstrapServers": "\(bootstrap)", "commitIntervalSeconds": \(commitIntervalSeconds),
-                       "sessionTimeoutSeconds": 6},
+                       "sessionTimeoutSeconds": 6, "rebalanceTimeoutSeconds": 5},
              "topics": {"partitions": \(BrokerFixture.partitions), "create": false},
              "retry": {"tierDelaysSeconds": [1, 2, 3]},
              "runner": {"maxInFlight": \(maxInFlight)},

@@ -107,7 +107,8 @@ import Testing
         let log = directory.appendingPathComponent("fulfil.log").path
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         try """
-        {"kafka": {"bootstrapServers": "\(bootstrap)", "commitIntervalSeconds": 0.3, "sessionTimeoutSeconds": 6},
+        {"kafka": {"bootstrapServers": "\(bootstrap)", "commitIntervalSeconds": 0.3, "sessionTimeoutSeconds": 6,
+                   "rebalanceTimeoutSeconds": 5},
          "topics": {"partitions": \(BrokerFixture.partitions), "create": false},
          "runner": {"shutdownGraceSeconds": 10},
          "retry": {"tierDelaysSeconds": [3600]},
