@@ -82,8 +82,8 @@ final class BrokerFixture: Sendable {
         consumer.sessionTimeout = .seconds(10)
         // As the embedded broker sets its workers (`receiptd broker`): the mock hands a revoked
         // member's partitions on after a session less a second, so a revocation drains no longer.
-        consumer.rebalanceTimeout = .seconds(9)
-        consumer.heartbeatInterval = .seconds(1)
+        consumer.rebalanceTimeout = consumer.sessionTimeout - .seconds(1)
+        consumer.heartbeatInterval = consumer.sessionTimeout / 10
         let configuration = StageRunnerConfiguration(topics: topics, maxInFlight: maxInFlight, shutdownGracePeriod: .seconds(10))
         let policy: any RetryPolicy = retryDelays.isEmpty ? .never : TieredRetryPolicy(delays: retryDelays, clock: { clock.now() })
         return try KafkaStageWorker(stage: stage, consumer: consumer, producer: KafkaProducerConfiguration(bootstrapServers: bootstrap),

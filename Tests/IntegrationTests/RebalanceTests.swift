@@ -47,10 +47,9 @@ import Testing
                     inputs[transactionId, default: []].append("\(message.partition)@\(message.offset)")
                 }
                 let missing = inputs.filter { verdicts[$0.key, default: 0] < $0.value.count }
-                let unchanged = newTransactions.subtracting(changed()).sorted()
                 Issue.record("""
                     no verdict for: \(missing.map { "\($0.key) at \($0.value)" }.sorted().prefix(10)); \
-                    \(unchanged.count) new transaction(s) without an entitlement change: \(unchanged.prefix(10))
+                    without an entitlement change: \(Self.missing(from: changed(), reader: reader, topics: broker.topics))
                     """)
                 throw error
             }
@@ -90,7 +89,7 @@ import Testing
             if inputPartition[transactionId] != message.partition { misplaced += 1 }
         }
         #expect(misplaced == 0)
-        #expect(counts.count == total, "\(Self.missing(from: counts, reader: reader, topics: broker.topics))")
+        #expect(counts.count == total, "\(Self.missing(from: Set(counts.keys), reader: reader, topics: broker.topics))")
         let repeated = counts.filter { $0.value > 1 }.count
         #expect(repeated == 0, "\(repeated) transactions were emitted more than once")
         #expect(emitted(metricsA) > 0)
@@ -98,13 +97,13 @@ import Testing
         await reader.close()
     }
 
-    /// The transactions without an entitlement change, each with its input records' positions and
-    /// the outcomes recorded for its submissions: what a failure needs to be traced.
-    static func missing(from counts: [String: Int], reader: TopicReader, topics: Topics) -> String {
+    /// How many transactions have no entitlement change, and the first ten, each with its input
+    /// records' positions and the outcomes recorded for its submissions: what a failure needs.
+    static func missing(from changed: Set<String>, reader: TopicReader, topics: Topics) -> String {
         var inputs: [String: [String]] = [:], submissions: [String: String] = [:]
         for message in reader.messages(in: topics.verified) {
             let transactionId = (message.json["transaction"] as! [String: Any])["transactionId"] as! String
-            guard counts[transactionId] == nil else { continue }
+            guard !changed.contains(transactionId) else { continue }
             inputs[transactionId, default: []].append("\(message.partition)@\(message.offset)")
             submissions[message.json["submissionId"] as? String ?? ""] = transactionId
         }
@@ -114,7 +113,7 @@ import Testing
             outcomes[transactionId, default: []].append(
                 "\(message.json["outcome"] as? String ?? "?") at \(message.partition)@\(message.offset)")
         }
-        return inputs.keys.sorted().prefix(10).map { "\($0): inputs \(inputs[$0]!), outcomes \(outcomes[$0] ?? [])" }
-            .joined(separator: "; ")
+        return "\(inputs.count), the first: " + inputs.keys.sorted().prefix(10)
+            .map { "\($0): inputs \(inputs[$0]!), outcomes \(outcomes[$0] ?? [])" }.joined(separator: "; ")
     }
 }
