@@ -73,7 +73,7 @@ extension BenchCommand {
         }
         let sorted = cpu.sorted()
         let median = (sorted[(sorted.count - 1) / 2] + sorted[sorted.count / 2]) / 2
-        print(String(format: "stage_cpu_us_per_record=%.1f", median))
+        print(String(format: "stage_cpu_us_per_record=%.2f", median))
         return 0
     }
 }

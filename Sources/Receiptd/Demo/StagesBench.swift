@@ -73,7 +73,7 @@ struct StagesBench {
 
     /// The line a pass prints: `label: N records in S s = R/s, C µs CPU per record, F page faults per record`.
     func line(_ label: String, _ pass: Pass) -> String {
-        String(format: "%@: %d records in %.2f s = %.0f/s, %.1f µs CPU per record, %.2f page faults per record",
+        String(format: "%@: %d records in %.2f s = %.0f/s, %.2f µs CPU per record, %.2f page faults per record",
                label, count, pass.seconds, Double(count) / pass.seconds, pass.cpuMicrosecondsPerRecord, pass.faultsPerRecord)
     }
 }
