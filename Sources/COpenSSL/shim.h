@@ -64,6 +64,12 @@ static inline PKCS7_SIGNER_INFO *COpenSSL_sk_PKCS7_SIGNER_INFO_value(const STACK
 static inline void COpenSSL_SHA256_Init(SHA256_CTX *context) { SHA256_Init(context); }
 static inline void COpenSSL_SHA256_Update(SHA256_CTX *context, const void *data, size_t length) { SHA256_Update(context, data, length); }
 static inline void COpenSSL_SHA256_Final(unsigned char *digest, SHA256_CTX *context) { SHA256_Final(digest, context); }
+// A point's Jacobian coordinates (P256BatchVerification compares x without the inversion that
+// affine coordinates cost). Deprecated in OpenSSL 3 with the rest of the GFp-specific calls, kept.
+static inline int COpenSSL_EC_POINT_get_Jprojective_coordinates_GFp(const EC_GROUP *group, const EC_POINT *point,
+                                                                    BIGNUM *x, BIGNUM *y, BIGNUM *z, BN_CTX *context) {
+    return EC_POINT_get_Jprojective_coordinates_GFp(group, point, x, y, z, context);
+}
 #pragma GCC diagnostic pop
 
 #endif

@@ -17,6 +17,15 @@ final class EVPKey: @unchecked Sendable {
     /// Idle verify contexts kept at most (one per thread verifying at once is enough).
     static let maxIdleVerifyContexts = 8
 
+    /// The key's point for batched checks (``P256BatchVerification``), found at the first one.
+    private let p256PointState = Mutex<P256PointState>(.unknown)
+
+    private enum P256PointState {
+        case unknown
+        case none
+        case point(P256Point)
+    }
+
     /// An `EVP_PKEY_CTX*` passed between threads, used by one at a time.
     private struct VerifyContext: @unchecked Sendable {
         let pointer: OpaquePointer
@@ -59,6 +68,35 @@ final class EVPKey: @unchecked Sendable {
         guard EVP_PKEY_get_group_name(pointer, &name, name.count, &length) == 1 else { return false }
         let group = String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return group == "prime256v1" || group == "P-256"
+    }
+
+    /// The public point of a P-256 key, for checks verified in a batch; nil for any other key
+    /// (whose checks go through ``verify(rawES256Signature:digest:)``). Read once per key.
+    var p256Point: P256Point? {
+        p256PointState.withLock { state in
+            switch state {
+            case .point(let point): return point
+            case .none: return nil
+            case .unknown:
+                let point = readP256Point()
+                state = point.map { .point($0) } ?? .none
+                return point
+            }
+        }
+    }
+
+    private func readP256Point() -> P256Point? {
+        guard isP256, let curve = P256Curve.shared else { return nil }
+        // SEC 1 encoded: 65 bytes uncompressed, the most a P-256 point takes.
+        return withUnsafeTemporaryAllocation(byteCount: 65, alignment: 1) { buffer -> P256Point? in
+            var length = 0
+            guard EVP_PKEY_get_octet_string_param(pointer, "pub", buffer.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                                  buffer.count, &length) == 1 else {
+                ERR_clear_error()
+                return nil
+            }
+            return curve.point(encoded: UnsafeRawBufferPointer(rebasing: buffer[0..<length]))
+        }
     }
 
     /// Verifies a DER `ECDSA-Sig-Value` over a precomputed digest.

@@ -1,9 +1,9 @@
-/// ES256 checks put off by the verifications begun into it, run back to back by ``checkAll()``.
+/// ES256 checks put off by the verifications begun into it, run together by ``checkAll()``.
 ///
-/// Verifying one JWS after another interleaves each ECDSA with the parsing around it and with
-/// whatever the caller does between calls; grouped, each check runs on the caches and branch
-/// predictors the previous one left warm (the verify stage spends about 1 µs less per record,
-/// docs/benchmarks.md, session 33). Only the check of a JWS whose chain is cached is put off: a new
+/// Together, the checks share the two modular inversions each would pay alone
+/// (``P256BatchVerification``: about 9 µs less per signature here), and each runs on the caches
+/// and branch predictors the previous one left warm, where verifying one JWS after another
+/// interleaves each ECDSA with the parsing around it (docs/benchmarks.md, sessions 33 and 36). Only the check of a JWS whose chain is cached is put off: a new
 /// header still has its signature checked before its chain, so a bad signature never costs a chain
 /// verification.
 ///
@@ -42,14 +42,34 @@ public final class SignatureBatch {
         checks.append(check)
     }
 
-    /// Runs every check not run yet, one after the other.
+    /// Runs every check not run yet: those of P-256 keys together (``P256BatchVerification``),
+    /// any other one by one, as does every check of a batch OpenSSL could not run.
     public func checkAll() {
-        while verdicts.count < checks.count {
-            let check = checks[verdicts.count]
-            let valid = withUnsafeBytes(of: check.signature) { signature in
-                withUnsafeBytes(of: check.digest) { check.key.verify(rawES256Signature: signature, digest: $0) }
+        guard verdicts.count < checks.count else { return }
+        let pending = checks[verdicts.count...]
+        var together: [P256BatchVerification.Check] = [], positions: [Int] = []
+        together.reserveCapacity(pending.count)
+        positions.reserveCapacity(pending.count)
+        for index in pending.indices {
+            guard let point = checks[index].key.p256Point else { continue }
+            let check = checks[index]
+            together.append(P256BatchVerification.Check(point: point, r: check.signature.0, s: check.signature.1,
+                                                        digest: check.digest))
+            positions.append(index)
+        }
+        var outcomes = [Bool?](repeating: nil, count: pending.count)
+        if let batched = P256BatchVerification.verify(together) {
+            for (position, valid) in zip(positions, batched) { outcomes[position - pending.startIndex] = valid }
+        }
+        for index in pending.indices {
+            if let valid = outcomes[index - pending.startIndex] {
+                verdicts.append(valid)
+                continue
             }
-            verdicts.append(valid)
+            let check = checks[index]
+            verdicts.append(withUnsafeBytes(of: check.signature) { signature in
+                withUnsafeBytes(of: check.digest) { check.key.verify(rawES256Signature: signature, digest: $0) }
+            })
         }
     }
 
