@@ -42,8 +42,10 @@ public final class SignatureBatch {
         checks.append(check)
     }
 
-    /// Runs every check not run yet: those of P-256 keys together (``P256BatchVerification``),
-    /// any other one by one, as does every check of a batch OpenSSL could not run.
+    /// Runs every check not run yet: those of P-256 keys together (``P256BatchVerification``)
+    /// when there are two or more, any other one by one, as does every check of a batch OpenSSL
+    /// could not run. (The batch's one inversion costs about 13 µs, OpenSSL's own for a lone check
+    /// about 4: a single check is cheaper alone.)
     public func checkAll() {
         guard verdicts.count < checks.count else { return }
         let pending = checks[verdicts.count...]
@@ -58,7 +60,7 @@ public final class SignatureBatch {
             positions.append(index)
         }
         var outcomes = [Bool?](repeating: nil, count: pending.count)
-        if let batched = P256BatchVerification.verify(together) {
+        if together.count >= 2, let batched = P256BatchVerification.verify(together) {
             for (position, valid) in zip(positions, batched) { outcomes[position - pending.startIndex] = valid }
         }
         for index in pending.indices {
