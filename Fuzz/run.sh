@@ -4,8 +4,8 @@
 #
 #   Fuzz/run.sh [seconds-per-target] [target...]      default: 60 s, every target
 #
-# Every directory Fuzz/Sources/Fuzz<Name> except FuzzSupport is a target (FuzzBase64URL, FuzzIngest,
-# FuzzJSON, FuzzJWS, FuzzJWSSegments, FuzzReceipt today); each gets the same budget. One libFuzzer
+# Every directory Fuzz/Sources/Fuzz<Name> except FuzzSupport is a target (FuzzBase64URL, FuzzES256Batch,
+# FuzzIngest, FuzzJSON, FuzzJWS, FuzzJWSSegments, FuzzReceipt today); each gets the same budget. One libFuzzer
 # process at a time, in this shell: no -jobs/-workers (with -jobs libFuzzer forks children that
 # log to ./fuzz-<n>.log, and the machine's 2 cores are shared).
 #
