@@ -125,6 +125,23 @@ import Testing
         #expect(passing.count == 48)
     }
 
+    /// Batches on several threads at once share the curve and the keys' points (as a verify
+    /// worker's concurrent rounds do), and each still gets OpenSSL's verdicts.
+    @Test func batchesOnManyThreadsAtOnceGetTheSameVerdicts() async throws {
+        let cases = try Self.cases(seed: 7)
+        let checks = try cases.map { try #require($0.check) }
+        let expected = cases.map(\.alone)
+        let results = await withTaskGroup(of: [Bool]?.self) { group in
+            for _ in 0..<4 {
+                group.addTask { (0..<5).allSatisfy { _ in P256BatchVerification.verify(checks) == expected } ? expected : nil }
+            }
+            return await group.reduce(into: [[Bool]?]()) { $0.append($1) }
+        }
+        #expect(results.count == 4)
+        #expect(results.allSatisfy { $0 == expected })
+        #expect(expected.filter { $0 }.count == 48)
+    }
+
     @Test func aBatchOfOneAndAnEmptyBatch() throws {
         let cases = try Self.cases(seed: 4)
         for check in cases.prefix(8) {
