@@ -8,8 +8,6 @@ import Testing
 /// OpenSSL's `EVP_PKEY_verify` gives each alone: genuine, altered, out-of-range and high-s
 /// signatures from several keys mixed in one batch, and Apple's own signatures.
 @Suite struct P256BatchVerificationTests {
-    typealias Words = P256BatchVerification.Words
-
     /// The P-256 group order n, big-endian.
     static let order: [UInt8] = [
         0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
@@ -30,15 +28,11 @@ import Testing
         }
 
         var check: P256BatchVerification.Check? {
-            key.p256Point.map { P256BatchVerification.Check(point: $0, r: words(r), s: words(s), digest: words(digest)) }
+            key.p256Point.map {
+                P256BatchVerification.Check(point: $0, r: P256BatchVerification.words(r), s: P256BatchVerification.words(s),
+                                            digest: P256BatchVerification.words(digest))
+            }
         }
-    }
-
-    static func words(_ bytes: [UInt8]) -> Words {
-        precondition(bytes.count == 32)
-        var words: Words = (0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &words) { $0.copyBytes(from: bytes) }
-        return words
     }
 
     /// a − b for 32-byte big-endian numbers with a ≥ b.

@@ -23,6 +23,14 @@ enum P256BatchVerification {
         let digest: Words
     }
 
+    /// 32 bytes as a check keeps them (their order in memory, so big-endian still).
+    static func words<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Words {
+        precondition(bytes.count == 32, "an ES256 number or digest is 32 bytes")
+        var words: Words = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &words) { $0.copyBytes(from: bytes) }
+        return words
+    }
+
     /// The verdict of each check, in order; nil when OpenSSL failed for a reason that says nothing
     /// about the signatures (an allocation), for the caller to check them one by one instead.
     static func verify(_ checks: [Check]) -> [Bool]? {

@@ -32,7 +32,8 @@ extension FuzzingEntryPoints {
                 }
             }
             guard let point = verifier.p256Point else { return "a P-256 key without a point" }
-            checks.append(P256BatchVerification.Check(point: point, r: words(r), s: words(s), digest: words(digest)))
+            checks.append(P256BatchVerification.Check(point: point, r: P256BatchVerification.words(r), s: P256BatchVerification.words(s),
+                                                      digest: P256BatchVerification.words(digest)))
             alone.append((r + s).withUnsafeBytes { raw in digest.withUnsafeBytes { verifier.verify(rawES256Signature: raw, digest: $0) } })
             genuine.append(flags & 3 == 1 && block[1..<65].allSatisfy { $0 == 0 })
         }
@@ -44,11 +45,5 @@ extension FuzzingEntryPoints {
             if genuine[index] && !together[index] { return "check \(index): a genuine signature failed" }
         }
         return nil
-    }
-
-    private static func words(_ bytes: [UInt8]) -> P256BatchVerification.Words {
-        var words: P256BatchVerification.Words = (0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &words) { $0.copyBytes(from: bytes) }
-        return words
     }
 }
